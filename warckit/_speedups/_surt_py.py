@@ -403,6 +403,10 @@ def surt_key(
         UrlError: Too long, not encodable, no host for a scheme that needs one, a port
             that is not a number in 0..65535, or a bad host in strict mode.
     """
+    if url is None:
+        return "-"
+    if not isinstance(url, str):
+        raise TypeError(f"url must be str, not {type(url).__name__}")
     if not url:
         return "-"
     if url.startswith("filedesc"):

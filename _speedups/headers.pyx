@@ -1,0 +1,109 @@
+# cython: language_level=3
+"""Compiled twin of warckit/_speedups/_headers_py.py: same names, results and exceptions."""
+
+from libc.string cimport memchr
+
+BARE_LF = "bare-lf"
+NO_COLON = "no-colon"
+BAD_NAME = "bad-field-name"
+
+
+class HeadError(Exception):
+    """Raised by the parser; the caller turns it into a located HeaderParseError."""
+
+    def __init__(self, message, position):
+        super().__init__(message)
+        self.position = position
+
+
+cdef bint _TOKEN[256]
+cdef int _i
+for _i in range(256):
+    _TOKEN[_i] = 33 <= _i < 127 and chr(_i) not in '()<>@,;:\\"/[]?={} \t'
+
+
+cdef inline bint _ws(unsigned char c):
+    return c == 32 or c == 9 or c == 13
+
+
+def parse_fields(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient):
+    """See warckit._speedups._headers_py.parse_fields."""
+    cdef const unsigned char* p = buf
+    cdef Py_ssize_t n = len(buf)
+    cdef Py_ssize_t pos = start, nl, line_end, colon, a, b, vs, ve, k
+    cdef const unsigned char* hit
+    cdef bint ok
+    cdef list fields = []
+    cdef list warnings = []
+    if end > n:
+        end = n
+    while pos < end:
+        hit = <const unsigned char*>memchr(p + pos, 10, end - pos)
+        if hit == NULL:
+            nl = end
+            line_end = end
+        else:
+            nl = hit - p
+            if nl > pos and p[nl - 1] == 13:
+                line_end = nl - 1
+            else:
+                if not lenient:
+                    raise HeadError("header line does not end with CRLF", pos)
+                warnings.append((BARE_LF, pos))
+                line_end = nl
+        if _ws(p[pos]):
+            if not fields:
+                if not lenient:
+                    raise HeadError("continuation line before any field", pos)
+                warnings.append((NO_COLON, pos))
+            else:
+                vs = pos
+                ve = line_end
+                while vs < ve and _ws(p[vs]):
+                    vs += 1
+                while ve > vs and _ws(p[ve - 1]):
+                    ve -= 1
+                last = len(fields) - 1
+                name, value = fields[last]
+                extra = buf[vs:ve].decode("utf-8", "surrogateescape")
+                fields[last] = (name, (value + " " + extra) if value else extra)
+            pos = nl + 1
+            continue
+        hit = <const unsigned char*>memchr(p + pos, 58, line_end - pos)
+        if hit == NULL:
+            if not lenient:
+                raise HeadError("header line has no colon", pos)
+            warnings.append((NO_COLON, pos))
+            pos = nl + 1
+            continue
+        colon = hit - p
+        a = pos
+        b = colon
+        ok = b > a
+        for k in range(a, b):
+            if not _TOKEN[p[k]]:
+                ok = False
+                break
+        if not ok:
+            if not lenient:
+                raise HeadError("header field name is not a token", pos)
+            warnings.append((BAD_NAME, pos))
+            while a < b and _ws(p[a]):
+                a += 1
+            while b > a and _ws(p[b - 1]):
+                b -= 1
+            if a == b:
+                pos = nl + 1
+                continue
+        vs = colon + 1
+        ve = line_end
+        while vs < ve and _ws(p[vs]):
+            vs += 1
+        while ve > vs and _ws(p[ve - 1]):
+            ve -= 1
+        fields.append(
+            (buf[a:b].decode("ascii", "surrogateescape"),
+             buf[vs:ve].decode("utf-8", "surrogateescape"))
+        )
+        pos = nl + 1
+    return fields, warnings

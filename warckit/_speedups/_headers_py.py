@@ -1,0 +1,118 @@
+"""Pure-Python record-head parser (the twin of ``_speedups/headers.pyx``).
+
+Sans-IO: bytes in, parsed fields out. Grammar (WARC 1.1 §4, RFC 2616 §2.2)::
+
+    named-field = field-name ":" [ field-value ]
+    field-name  = token
+    LWS         = [CRLF] 1*( SP | HT )      ; folded continuation lines
+
+Field values are decoded as UTF-8 (WARC 1.1 allows UTF-8); undecodable bytes are
+kept through ``surrogateescape`` so nothing is lost.
+"""
+
+from __future__ import annotations
+
+# token = 1*<any CHAR except CTLs or separators> (RFC 2616 §2.2)
+_SEPARATORS = frozenset(b'()<>@,;:\\"/[]?={} \t')
+_TOKEN = frozenset(c for c in range(33, 127) if c not in _SEPARATORS)
+
+#: Warning codes returned by :func:`parse_fields` in lenient mode.
+BARE_LF = "bare-lf"
+NO_COLON = "no-colon"
+BAD_NAME = "bad-field-name"
+
+
+class HeadError(Exception):
+    """Raised by the parser; the caller turns it into a located HeaderParseError."""
+
+    def __init__(self, message: str, position: int) -> None:
+        super().__init__(message)
+        self.position = position
+
+
+def _is_token(name: bytes) -> bool:
+    if not name:
+        return False
+    for c in name:
+        if c not in _TOKEN:
+            return False
+    return True
+
+
+def parse_fields(
+    buf: bytes, start: int, end: int, lenient: bool
+) -> tuple[list[tuple[str, str]], list[tuple[str, int]]]:
+    """Parse the named fields in ``buf[start:end]``.
+
+    ``buf[start:end]`` holds the field lines after the version line, up to (not
+    including) the empty line that ends the head. Lines end with CRLF; in lenient
+    mode a bare LF is accepted too.
+
+    Args:
+        buf: The buffer.
+        start: Index of the first field line.
+        end: Index just past the last field line's line ending.
+        lenient: Accept bare LF line ends, skip lines without a colon and field
+            names that are not tokens; each relaxation is reported.
+
+    Returns:
+        ``(fields, warnings)``: fields as ``(name, value)`` strings in file order,
+        values stripped of surrounding whitespace with folded lines joined by one
+        space; warnings as ``(code, position)`` pairs (empty in strict mode).
+
+    Raises:
+        HeadError: strict mode and the block is malformed (position = index in buf).
+    """
+    fields: list[tuple[str, str]] = []
+    warnings: list[tuple[str, int]] = []
+    pos = start
+    while pos < end:
+        nl = buf.find(b"\n", pos, end)
+        if nl < 0:
+            nl = end
+            line_end = end
+        elif nl > pos and buf[nl - 1] == 13:
+            line_end = nl - 1
+        else:
+            if not lenient:
+                raise HeadError("header line does not end with CRLF", pos)
+            warnings.append((BARE_LF, pos))
+            line_end = nl
+        line = buf[pos:line_end]
+        first = buf[pos] if pos < end else 0
+        if first == 32 or first == 9:
+            # Folded continuation of the previous field (LWS).
+            if not fields:
+                if not lenient:
+                    raise HeadError("continuation line before any field", pos)
+                warnings.append((NO_COLON, pos))
+            else:
+                name, value = fields[-1]
+                extra = line.strip(b" \t\r").decode("utf-8", "surrogateescape")
+                fields[-1] = (name, (value + " " + extra) if value else extra)
+            pos = nl + 1
+            continue
+        colon = line.find(b":")
+        if colon < 0:
+            if not lenient:
+                raise HeadError("header line has no colon", pos)
+            warnings.append((NO_COLON, pos))
+            pos = nl + 1
+            continue
+        name_b = line[:colon]
+        if not _is_token(name_b):
+            if not lenient:
+                raise HeadError("header field name is not a token", pos)
+            warnings.append((BAD_NAME, pos))
+            name_b = name_b.strip(b" \t\r")
+            if not name_b:
+                pos = nl + 1
+                continue
+        fields.append(
+            (
+                name_b.decode("ascii", "surrogateescape"),
+                line[colon + 1 :].strip(b" \t\r").decode("utf-8", "surrogateescape"),
+            )
+        )
+        pos = nl + 1
+    return fields, warnings

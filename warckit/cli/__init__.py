@@ -1,0 +1,79 @@
+"""The ``warckit`` command: parse arguments, call the library, print.
+
+Each subcommand lives in its own module ``warckit.cli.NAME`` with two functions,
+``add_parser(subparsers)`` and ``run(args) -> int``. Exit status: 0 success,
+1 bad input (a :class:`~warckit.errors.WarckitError`, message names file and offset),
+2 usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from .._version import __version__
+from ..errors import UsageError, WarckitError
+
+#: Subcommand modules, in the order ``warckit --help`` lists them.
+COMMANDS: tuple[str, ...] = (
+    "ls",
+    "extract",
+    "check",
+    "index",
+    "merge",
+    "query",
+    "surt",
+    "recompress",
+    "arc2warc",
+    "crawllog2warc",
+    "dedup",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser with every available subcommand registered."""
+    parser = argparse.ArgumentParser(
+        prog="warckit",
+        description="Read, write, check and index WARC/ARC files; canonicalize URLs.",
+    )
+    parser.add_argument("--version", action="version", version=f"warckit {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"warckit.cli.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"warckit.cli.{name}":
+                continue  # subcommand not part of this build
+            raise
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``warckit`` command line; return the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
+        return int(exc.code or 0)
+    try:
+        return int(args.func(args))
+    except UsageError as exc:
+        print(f"warckit {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except WarckitError as exc:
+        print(f"warckit {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        # Output piped into `head`: not an error of ours.
+        try:
+            sys.stdout.close()
+        except Exception:  # pragma: no cover - nothing left to do
+            pass
+        return 0
+    except OSError as exc:
+        print(f"warckit {args.command}: {exc}", file=sys.stderr)
+        return 1

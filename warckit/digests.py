@@ -1,0 +1,183 @@
+"""Labelled digests (``sha1:UZY6ND6CCHXETFVJD2MSS7ZENMWF7KQ2``) and incremental digesters.
+
+Labels are normalised on read (lowercase, ``sha-1`` → ``sha1``, ``sha-256`` →
+``sha256``); the value's encoding (base32, base16 either case, base64 or base64url)
+is detected from its length and alphabet, as WARC 1.1-annotated #80 recommends.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+from dataclasses import dataclass
+
+from .errors import HeaderParseError, UsageError
+
+__all__ = ["Digest", "Digester", "normalize_algorithm", "DIGEST_SIZES"]
+
+#: Output size in bytes of the algorithms warckit can compute.
+DIGEST_SIZES: dict[str, int] = {
+    "md5": 16,
+    "sha1": 20,
+    "sha224": 28,
+    "sha256": 32,
+    "sha384": 48,
+    "sha512": 64,
+}
+
+_ALIASES = {
+    "sha-1": "sha1",
+    "sha_1": "sha1",
+    "sha-224": "sha224",
+    "sha-256": "sha256",
+    "sha-384": "sha384",
+    "sha-512": "sha512",
+    "md-5": "md5",
+}
+_B32 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567=")
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def normalize_algorithm(label: str) -> str:
+    """Return the canonical lowercase label for a digest algorithm (``SHA-1`` → ``sha1``)."""
+    label = label.strip().lower()
+    return _ALIASES.get(label, label)
+
+
+@dataclass(frozen=True, slots=True)
+class Digest:
+    """A labelled digest value as found in ``WARC-Block-Digest`` / ``WARC-Payload-Digest``.
+
+    Attributes:
+        algorithm: Normalised label (``sha1``, ``sha256``, ``md5``, …).
+        value: The encoded value exactly as written.
+        label: The label exactly as written (``SHA-1``, ``sha1``…).
+    """
+
+    algorithm: str
+    value: str
+    label: str = ""
+
+    @classmethod
+    def parse(cls, text: str) -> Digest:
+        """Parse ``algorithm:value``.
+
+        Raises:
+            HeaderParseError: no colon, or an empty label or value.
+        """
+        label, sep, value = text.strip().partition(":")
+        if not sep or not label.strip() or not value.strip():
+            raise HeaderParseError(f"malformed labelled digest {text!r}")
+        return cls(normalize_algorithm(label), value.strip(), label)
+
+    @classmethod
+    def from_bytes(cls, algorithm: str, raw: bytes, *, encoding: str | None = None) -> Digest:
+        """Encode *raw* digest bytes.
+
+        Args:
+            algorithm: Algorithm label (normalised).
+            raw: The digest bytes.
+            encoding: ``"base32"`` (default for sha1) or ``"base16"`` (default for
+                others, lowercase as community practice recommends).
+        """
+        algorithm = normalize_algorithm(algorithm)
+        if encoding is None:
+            encoding = "base32" if algorithm == "sha1" else "base16"
+        if encoding == "base32":
+            value = base64.b32encode(raw).decode("ascii")
+        elif encoding == "base16":
+            value = raw.hex()
+        elif encoding == "base64":
+            value = base64.b64encode(raw).decode("ascii")
+        else:
+            raise UsageError(f"unknown digest encoding {encoding!r}")
+        return cls(algorithm, value, algorithm)
+
+    @property
+    def encoding(self) -> str | None:
+        """``"base32"``, ``"base16"``, ``"base64"``, ``"base64url"`` or ``None`` if undecodable."""
+        v = self.value
+        size = DIGEST_SIZES.get(self.algorithm)
+        if size is not None:
+            if len(v) == 2 * size and set(v) <= _HEX and not (size == 16 and v.endswith("=")):
+                return "base16"
+            if len(v) == -(-size * 8 // 40) * 8 or len(v.rstrip("=")) == -(-size * 8 // 5):
+                if set(v.upper()) <= _B32:
+                    return "base32"
+            if len(v.rstrip("=")) == -(-size * 4 // 3):
+                return "base64url" if ("-" in v or "_" in v) else "base64"
+            return None
+        if set(v) <= _HEX and len(v) % 2 == 0:
+            return "base16"
+        if set(v.upper()) <= _B32:
+            return "base32"
+        return None
+
+    @property
+    def raw(self) -> bytes | None:
+        """The decoded digest bytes, or ``None`` if the value cannot be decoded."""
+        enc = self.encoding
+        v = self.value
+        try:
+            if enc == "base16":
+                return bytes.fromhex(v)
+            if enc == "base32":
+                v = v.upper()
+                return base64.b32decode(v + "=" * (-len(v) % 8))
+            if enc == "base64":
+                return base64.b64decode(v + "=" * (-len(v) % 4))
+            if enc == "base64url":
+                return base64.urlsafe_b64decode(v + "=" * (-len(v) % 4))
+        except (binascii.Error, ValueError):
+            return None
+        return None
+
+    @property
+    def computable(self) -> bool:
+        """True when warckit can compute this algorithm."""
+        return self.algorithm in DIGEST_SIZES
+
+    def matches(self, raw: bytes) -> bool:
+        """True if this digest's decoded value equals *raw*."""
+        mine = self.raw
+        return mine is not None and mine == raw
+
+    def __str__(self) -> str:
+        return f"{self.label or self.algorithm}:{self.value}"
+
+    def canonical(self) -> str:
+        """``algorithm:value`` with the normalised label (``sha1:…``)."""
+        return f"{self.algorithm}:{self.value}"
+
+
+class Digester:
+    """Incremental hash over streamed bytes; ``digest()`` returns a :class:`Digest`.
+
+    Args:
+        algorithm: ``sha1`` (default), ``sha256``, ``md5``, … (labels are normalised).
+        encoding: See :meth:`Digest.from_bytes`.
+    """
+
+    __slots__ = ("algorithm", "encoding", "_hash", "length")
+
+    def __init__(self, algorithm: str = "sha1", *, encoding: str | None = None) -> None:
+        self.algorithm = normalize_algorithm(algorithm)
+        if self.algorithm not in DIGEST_SIZES:
+            raise UsageError(f"unsupported digest algorithm {algorithm!r}")
+        self.encoding = encoding
+        self._hash = hashlib.new(self.algorithm)
+        self.length = 0
+
+    def update(self, data: bytes | bytearray | memoryview) -> None:
+        """Feed more bytes."""
+        self._hash.update(data)
+        self.length += len(data)
+
+    def raw(self) -> bytes:
+        """The digest bytes so far."""
+        return self._hash.digest()
+
+    def digest(self) -> Digest:
+        """The labelled digest of everything fed so far."""
+        return Digest.from_bytes(self.algorithm, self._hash.digest(), encoding=self.encoding)

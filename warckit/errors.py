@@ -1,0 +1,161 @@
+"""The warckit exception hierarchy and the :class:`Issue` value used for warnings and findings.
+
+Input problems (:class:`ParseError` and subclasses) are distinct from caller misuse
+(:class:`UsageError`) and from validation failures of what the caller is writing
+(:class:`ValidationError`). I/O failures stay :class:`OSError` and are never wrapped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "WarckitError",
+    "ParseError",
+    "RecordParseError",
+    "HeaderParseError",
+    "HttpParseError",
+    "ChunkedEncodingError",
+    "CompressionError",
+    "DuplicateHeaderError",
+    "ValidationError",
+    "DigestMismatchError",
+    "StaleRecordError",
+    "UsageError",
+    "UrlError",
+    "Issue",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Issue:
+    """One finding: a lenient-mode recovery, a validation problem or a check result.
+
+    Attributes:
+        code: A short stable identifier, e.g. ``"missing-trailer"``.
+        message: Human-readable explanation.
+        severity: ``"error"``, ``"warning"`` or ``"info"``.
+        offset: Byte offset in the source the finding refers to, when known.
+        source: Name of the file or stream, when known.
+        field: The header field concerned, when there is one.
+    """
+
+    code: str
+    message: str
+    severity: str = "warning"
+    offset: int | None = None
+    source: str | None = None
+    field: str | None = None
+
+    def __str__(self) -> str:
+        where = []
+        if self.source is not None:
+            where.append(str(self.source))
+        if self.offset is not None:
+            where.append(f"offset {self.offset}")
+        prefix = (":".join(where) + ": ") if where else ""
+        return f"{prefix}{self.severity}: {self.message} [{self.code}]"
+
+
+class WarckitError(Exception):
+    """Base class of every error warckit raises on purpose."""
+
+
+class ParseError(WarckitError, ValueError):
+    """The input is not valid; names the source and the byte offset where parsing failed.
+
+    Attributes:
+        offset: Byte offset in the source (the file offset of the record or member for
+            compressed input, the exact byte for plain input), or ``None`` if unknown.
+        source: Name of the file or stream, or ``None``.
+        snippet: A few bytes of the offending input, for the message.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        offset: int | None = None,
+        source: str | None = None,
+        snippet: bytes | None = None,
+    ) -> None:
+        self.message = message
+        self.offset = offset
+        self.source = source
+        self.snippet = snippet
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        parts = []
+        if self.source is not None:
+            parts.append(str(self.source))
+        if self.offset is not None:
+            parts.append(f"offset {self.offset}")
+        text = (": ".join([", ".join(parts), self.message])) if parts else self.message
+        if self.snippet:
+            text += f" (near {self.snippet[:40]!r})"
+        return text
+
+    def located(self, *, source: str | None = None, offset: int | None = None) -> ParseError:
+        """Fill in the source and offset if they are not known yet; return self."""
+        if self.source is None:
+            self.source = source
+        if self.offset is None:
+            self.offset = offset
+        return self
+
+
+class RecordParseError(ParseError):
+    """Record framing: version line, Content-Length, block trailer."""
+
+
+class HeaderParseError(ParseError):
+    """A header line or header block is malformed or too large."""
+
+
+class HttpParseError(ParseError):
+    """The HTTP head inside an ``application/http`` block is malformed."""
+
+
+class ChunkedEncodingError(ParseError):
+    """A chunked transfer-encoded body is malformed."""
+
+
+class CompressionError(ParseError):
+    """A gzip member or zstd frame is damaged, truncated, or misaligned with records."""
+
+
+class DuplicateHeaderError(WarckitError, ValueError):
+    """``Headers.sole()`` was asked for a field that occurs more than once."""
+
+
+class ValidationError(WarckitError, ValueError):
+    """A record the caller asked to write breaks a rule of the WARC standard.
+
+    Attributes:
+        issues: Every rule the record breaks.
+    """
+
+    def __init__(self, issues: tuple[Issue, ...] | list[Issue], message: str | None = None) -> None:
+        self.issues = tuple(issues)
+        if message is None:
+            message = "; ".join(
+                (f"{i.field}: " if i.field else "") + i.message for i in self.issues
+            ) or "invalid record"
+        super().__init__(message)
+
+
+class DigestMismatchError(WarckitError):
+    """A digest declared in a record does not match its content (strict verification)."""
+
+
+class StaleRecordError(WarckitError, RuntimeError):
+    """A record body was touched after the reader had moved past it."""
+
+
+class UsageError(WarckitError, ValueError):
+    """The library was called with arguments that cannot work."""
+
+
+class UrlError(WarckitError, ValueError):
+    """A URL cannot be canonicalized or turned into a SURT."""

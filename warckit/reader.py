@@ -1,0 +1,823 @@
+"""Streaming readers for WARC 0.17-1.1 and ARC v1/v2 files, any compression.
+
+``ArchiveReader`` detects the compression (plain, gzip per record, whole-file gzip,
+zstd with or without the IIPC dictionary frame) and the format (WARC or ARC) from
+content, not names. Records carry their file offset and length; bodies stream.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import io
+import os
+from collections.abc import Callable, Collection, Iterator
+from typing import IO, Any, BinaryIO
+
+from ._compression import make_decoder, sniff_compression
+from ._speedups import load
+from .errors import (
+    CompressionError,
+    HeaderParseError,
+    Issue,
+    ParseError,
+    RecordParseError,
+    UsageError,
+)
+from .headers import Headers
+from .records import ArcRecord, WarcRecord, record_class
+
+__all__ = ["ArchiveReader", "open_archive", "read_record_at", "read_payload_range", "WarningHandler"]
+
+_hp = load("headers")
+
+WarningHandler = Callable[[Issue], None]
+
+#: Default cap on the size of one record head (version line + fields).
+MAX_HEADER_SIZE = 1 << 20
+#: Cap on one ARC URL-record line.
+MAX_ARC_LINE = 1 << 16
+
+_LENIENT_HEAD_END = re.compile(rb"\n\r*\n")
+_ARC_V1 = ("url", "ip", "date", "mime", "length")
+_ARC_V2 = ("url", "ip", "date", "mime", "status", "checksum", "location", "offset", "filename", "length")
+
+
+class ArchiveReader:
+    """Iterate over the records of a WARC or ARC file.
+
+    Args:
+        source: A path, or a binary file object (not closed by the reader).
+        lenient: Recover from damaged input instead of raising; every recovery is
+            reported through *on_warning* and kept in ``record.issues``. See the
+            conformance page for the list of relaxations.
+        on_warning: Called with an :class:`~warckit.errors.Issue` for each recovery.
+        types: Only yield records of these WARC-Types (others are skipped without
+            being parsed further).
+        min_size: Skip records whose Content-Length is smaller.
+        max_size: Skip records whose Content-Length is larger.
+        max_header_size: Largest record head accepted, in bytes.
+        offset: Start reading at this file offset (a record's ``offset``).
+        name: Name used in messages (defaults to the path).
+        compression: Force ``"gzip"``, ``"zstd"`` or ``"none"`` instead of sniffing.
+
+    Example:
+        >>> import warckit
+        >>> with warckit.open("examples/sample.warc.gz") as reader:
+        ...     print([r.type for r in reader][:3])
+        ['warcinfo', 'request', 'response']
+    """
+
+    def __init__(
+        self,
+        source: str | os.PathLike[str] | BinaryIO | IO[bytes],
+        *,
+        lenient: bool = False,
+        on_warning: WarningHandler | None = None,
+        types: Collection[str] | None = None,
+        min_size: int | None = None,
+        max_size: int | None = None,
+        max_header_size: int = MAX_HEADER_SIZE,
+        offset: int = 0,
+        name: str | None = None,
+        compression: str | None = None,
+        _chunk: int | None = None,
+    ) -> None:
+        if isinstance(source, (str, os.PathLike)):
+            self._f: Any = open(source, "rb")  # noqa: SIM115 - closed by close()
+            self._own = True
+            self.name = name or os.fspath(source)
+        else:
+            self._f = source
+            self._own = False
+            self.name = name or str(getattr(source, "name", "<stream>"))
+        self.lenient = lenient
+        self.on_warning = on_warning
+        self._types = frozenset(t.lower() for t in types) if types is not None else None
+        self._min = min_size
+        self._max = max_size
+        self._max_head = max_header_size
+        if offset:
+            self._f.seek(offset)
+        head = self._peek_raw(4)
+        self.compression = compression or sniff_compression(head)
+        kwargs: dict[str, Any] = {"start": offset, "source": self.name, "lenient": lenient}
+        self._dec: Any = make_decoder(self._f, self.compression, **kwargs)
+        if _chunk is not None and self.compression == "none":
+            self._dec._chunk = _chunk
+        self._buf = b""
+        self._pos = 0
+        self._base = offset if self.compression == "none" else 0
+        self._start_offset = offset
+        # Member starts: parallel sorted lists of stream positions and file offsets.
+        self._bstream: list[int] = [0]
+        self._bfile: list[int] = [offset]
+        self._eof = False
+        self._current: WarcRecord | None = None
+        self._cur_block_left = 0
+        self._cur_start = 0
+        self._gen = 0
+        self.format: str | None = None  # "warc" or "arc", set by the first record
+        self._arc_legend: tuple[str, ...] = _ARC_V1
+        self.arc_version: str | None = None
+        self.issues: list[Issue] = []
+        self._done = False
+
+    # -- file plumbing ----------------------------------------------------------------
+
+    def _peek_raw(self, n: int) -> bytes:
+        f = self._f
+        if hasattr(f, "peek"):
+            data: bytes = f.peek(n)[:n]
+            return data
+        if f.seekable():
+            pos = f.tell()
+            data = f.read(n)
+            f.seek(pos)
+            return data
+        # Not seekable and no peek: wrap it so we can look ahead.
+        self._f = f = io.BufferedReader(f)  # type: ignore[arg-type]
+        data = f.peek(n)[:n]
+        return data
+
+    def close(self) -> None:
+        """Close the file if the reader opened it."""
+        if self._current is not None:
+            self._gen += 1
+            self._current = None
+        if self._own:
+            self._f.close()
+
+    def __enter__(self) -> ArchiveReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __iter__(self) -> Iterator[WarcRecord]:
+        return self
+
+    def __next__(self) -> WarcRecord:
+        record = self._next_record()
+        if record is None:
+            raise StopIteration
+        return record
+
+    # -- warnings -----------------------------------------------------------------------
+
+    def _warn(self, code: str, message: str, offset: int | None, record: WarcRecord | None = None) -> None:
+        issue = Issue(code, message, "warning", offset, self.name)
+        self.issues.append(issue)
+        if record is not None:
+            record.issues.append(issue)
+        if self.on_warning is not None:
+            self.on_warning(issue)
+
+    def _file_offset(self, stream_pos: int) -> int:
+        """File offset to report for a stream position (member start for compressed input)."""
+        if self.compression == "none":
+            return stream_pos
+        i = bisect.bisect_right(self._bstream, stream_pos) - 1
+        return self._bfile[max(i, 0)]
+
+    # -- buffer -----------------------------------------------------------------------------
+
+    def _fill(self) -> bool:
+        if self._eof:
+            return False
+        chunk, boundary = self._dec.read()
+        if not chunk and boundary is None:
+            self._eof = True
+            return False
+        pos = self._pos
+        if pos:
+            self._base += pos
+            self._buf = self._buf[pos:] + chunk
+            self._pos = 0
+        elif self._buf:
+            self._buf += chunk
+        else:
+            self._buf = chunk
+        if boundary is not None:
+            end = self._base + len(self._buf)
+            if self._bstream[-1] == end:
+                self._bfile[-1] = boundary
+            else:
+                self._bstream.append(end)
+                self._bfile.append(boundary)
+        return True
+
+    def _ensure(self, n: int) -> bool:
+        """Make at least *n* bytes available from the position; False at EOF."""
+        while len(self._buf) - self._pos < n:
+            if not self._fill():
+                return False
+        return True
+
+    def _prune_bounds(self, stream_pos: int) -> None:
+        i = bisect.bisect_right(self._bstream, stream_pos) - 1
+        if i > 0:
+            del self._bstream[:i]
+            del self._bfile[:i]
+
+    # -- block access for records ----------------------------------------------------------
+
+    def _is_current(self, record: WarcRecord) -> bool:
+        return record._reader is self and record._gen == self._gen and self._current is record
+
+    def _pull_block(self, record: WarcRecord, size: int) -> bytes:
+        left = self._cur_block_left
+        if left <= 0:
+            return b""
+        if self._pos >= len(self._buf) and not self._fill():
+            self._truncated(record)
+            return b""
+        take = min(size, left, len(self._buf) - self._pos)
+        pos = self._pos
+        self._pos = pos + take
+        self._cur_block_left = left - take
+        if pos == 0 and take == len(self._buf):
+            return self._buf
+        return self._buf[pos : pos + take]
+
+    def _truncated(self, record: WarcRecord) -> None:
+        msg = f"file ends inside the block ({self._cur_block_left} bytes missing)"
+        if not self.lenient:
+            self._cur_block_left = 0
+            raise RecordParseError(msg, offset=record.offset, source=self.name)
+        self._warn("truncated-block", msg, record.offset, record)
+        record._content_length -= self._cur_block_left
+        self._cur_block_left = 0
+
+    def _skip_block(self, record: WarcRecord) -> None:
+        left = self._cur_block_left
+        while left:
+            avail = len(self._buf) - self._pos
+            if avail == 0:
+                if not self._fill():
+                    self._cur_block_left = left
+                    self._truncated(record)
+                    return
+                continue
+            take = avail if avail < left else left
+            self._pos += take
+            left -= take
+        self._cur_block_left = 0
+
+    def _finish_current(self) -> None:
+        record = self._current
+        if record is None:
+            return
+        if self._cur_block_left:
+            self._skip_block(record)
+        if record.format == "arc":
+            self._consume_arc_trailer(record)
+        else:
+            self._consume_warc_trailer(record)
+        end = self._base + self._pos
+        record._stream_length = end - record.stream_offset
+        if self.compression == "none":
+            record._length = end - record.stream_offset
+        else:
+            if self._pos >= len(self._buf):
+                self._fill()  # learn whether a member ends right here
+            i = bisect.bisect_left(self._bstream, end)
+            aligned_end = i < len(self._bstream) and self._bstream[i] == end
+            if not aligned_end and self._eof and self._base + len(self._buf) == end:
+                aligned_end = False
+            if record.member_aligned and aligned_end:
+                record._length = self._bfile[i] - record.offset
+            else:
+                record.member_aligned = False
+        self._gen += 1
+        self._current = None
+
+    def _consume_warc_trailer(self, record: WarcRecord) -> None:
+        self._ensure(4)
+        buf, pos = self._buf, self._pos
+        if buf.startswith(b"\r\n\r\n", pos):
+            self._pos = pos + 4
+            return
+        where = self._base + pos
+        # Quirk: Heritrix and others end some records (often zero-length revisits)
+        # with a single CRLF, or none, before the next record. Unambiguous when the
+        # next record's version line (or the end of input) follows: accepted in both
+        # modes and reported (docs/conformance.rst#short-trailer).
+        for short in (b"\r\n", b""):
+            if buf.startswith(short, pos):
+                after = pos + len(short)
+                self._ensure(after - pos + 5)
+                buf = self._buf
+                if buf[after : after + 5].upper() == b"WARC/" or (
+                    self._eof and after == len(buf)
+                ):
+                    self._pos = after
+                    record.trailer = short
+                    self._warn(
+                        "short-trailer",
+                        f"record ends with {len(short)} of the 4 trailer bytes (CRLF CRLF)",
+                        record.offset,
+                        record,
+                    )
+                    return
+        buf = self._buf
+        if not self.lenient:
+            raise RecordParseError(
+                "record block is not followed by CRLF CRLF (Content-Length wrong?)",
+                offset=self._file_offset(where) if self.compression != "none" else where,
+                source=self.name,
+                snippet=buf[pos : pos + 16],
+            )
+        # Lenient: the trailer is whatever comes before the next record.
+        skipped = self._resync(b"WARC/")
+        record.trailer = None
+        self._warn(
+            "missing-trailer",
+            f"record not followed by CRLF CRLF; skipped {skipped} bytes to the next record",
+            record.offset,
+            record,
+        )
+
+    def _consume_arc_trailer(self, record: WarcRecord) -> None:
+        if not self._ensure(1):
+            record.trailer = b""
+            return
+        if self._buf[self._pos] in (10, 13):
+            # The <nl> separator; Quirk: some ARCs use CRLF or blank lines.
+            start = self._pos
+            while self._ensure(1) and self._buf[self._pos] in (10, 13):
+                self._pos += 1
+                if self._pos - start >= 4:
+                    break
+            record.trailer = self._buf[start : self._pos] if self._pos >= start else b"\n"
+            return
+        where = self._base + self._pos
+        record.trailer = b""
+        i = bisect.bisect_left(self._bstream, where)
+        if i < len(self._bstream) and self._bstream[i] == where:
+            # Quirk: recompressed ARCs drop the newline; the member boundary delimits.
+            return
+        if not self.lenient:
+            raise RecordParseError(
+                "ARC record is not followed by a newline",
+                offset=self._file_offset(where),
+                source=self.name,
+                snippet=self._buf[self._pos : self._pos + 16],
+            )
+        self._warn("arc-missing-newline", "ARC record not followed by a newline", record.offset, record)
+
+    def _resync(self, marker: bytes) -> int:
+        """Skip to the next line starting with *marker*; return how many bytes were skipped."""
+        skipped = 0
+        lower = marker.lower()
+        while True:
+            buf, pos = self._buf, self._pos
+            i = pos
+            while True:
+                j = buf.find(marker, i)
+                k = buf.find(lower, i) if lower != marker else -1
+                if k >= 0 and (j < 0 or k < j):
+                    j = k
+                if j < 0 or j == pos or buf[j - 1] == 10:
+                    break
+                i = j + 1
+            if j >= 0:
+                skipped += j - pos
+                self._pos = j
+                return skipped
+            keep = max(pos, len(buf) - len(marker))
+            skipped += keep - pos
+            self._pos = keep
+            if not self._fill():
+                skipped += len(self._buf) - self._pos
+                self._pos = len(self._buf)
+                return skipped
+
+    # -- record heads ------------------------------------------------------------------------
+
+    def _next_record(self) -> WarcRecord | None:
+        while True:
+            if self._current is not None:
+                self._finish_current()
+            if self._done:
+                return None
+            record = self._read_head()
+            if record is None:
+                self._done = True
+                self._report_end()
+                return None
+            t = self._types
+            cl = record._content_length
+            if (
+                (t is not None and record.type not in t)
+                or (self._min is not None and cl < self._min)
+                or (self._max is not None and cl > self._max)
+            ):
+                continue  # _finish_current skips the block without parsing it
+            return record
+
+    def _report_end(self) -> None:
+        dec = self._dec
+        garbage = getattr(dec, "trailing_garbage", None)
+        if garbage is not None:
+            self._warn("trailing-garbage", "bytes after the last gzip member are not gzip", garbage)
+        truncated = getattr(dec, "truncated_member", None)
+        if truncated is not None:
+            self._warn("truncated-member", "the last gzip member is truncated or damaged", truncated)
+
+    def _at_eof(self) -> bool:
+        return not self._ensure(1)
+
+    def _read_head(self) -> WarcRecord | None:
+        try:
+            if self._at_eof():
+                return None
+        except CompressionError:
+            raise
+        buf, pos = self._buf, self._pos
+        if self.format is None:
+            self._ensure(9)
+            buf, pos = self._buf, self._pos
+            if buf[pos : pos + 5].upper() == b"WARC/":
+                self.format = "warc"
+            elif buf.startswith(b"filedesc:", pos):
+                self.format = "arc"
+            else:
+                return self._unrecognized_start()
+        if self.format == "arc":
+            return self._read_arc_head()
+        return self._read_warc_head()
+
+    def _unrecognized_start(self) -> WarcRecord | None:
+        where = self._base + self._pos
+        snippet = self._buf[self._pos : self._pos + 16]
+        if not self.lenient:
+            raise RecordParseError(
+                "not a WARC or ARC file (no WARC/ version line or filedesc:// block here)",
+                offset=self._file_offset(where),
+                source=self.name,
+                snippet=snippet,
+            )
+        line = self._peek_line()
+        if line is not None and _arc_fields(line, _ARC_V1) is not None:
+            self.format = "arc"
+            self.arc_version = "1"
+            self._warn("arc-no-version-block", "ARC file has no filedesc:// version block", where)
+            return self._read_arc_head()
+        skipped = self._resync(b"WARC/")
+        self._warn("skipped-garbage", f"skipped {skipped} bytes that are not a record", where)
+        if self._at_eof():
+            return None
+        self.format = "warc"
+        return self._read_warc_head()
+
+    def _peek_line(self) -> bytes | None:
+        while True:
+            nl = self._buf.find(b"\n", self._pos)
+            if nl >= 0:
+                return self._buf[self._pos : nl]
+            if len(self._buf) - self._pos > MAX_ARC_LINE or not self._fill():
+                return None
+
+    def _record_position(self) -> tuple[int, int, bool]:
+        start = self._base + self._pos
+        self._prune_bounds(start)
+        if self.compression == "none":
+            return start, start, True
+        i = bisect.bisect_right(self._bstream, start) - 1
+        return start, self._bfile[i], self._bstream[i] == start
+
+    def _read_warc_head(self) -> WarcRecord | None:
+        buf, pos = self._buf, self._pos
+        if buf[pos : pos + 5].upper() != b"WARC/":
+            where = self._base + pos
+            if buf[pos : pos + 1] in (b"\r", b"\n", b"\x00", b" ") and self._only_space_left():
+                return None
+            if not self.lenient:
+                raise RecordParseError(
+                    "expected a WARC record (WARC/ version line)",
+                    offset=self._file_offset(where),
+                    source=self.name,
+                    snippet=buf[pos : pos + 16],
+                )
+            skipped = self._resync(b"WARC/")
+            self._warn("skipped-garbage", f"skipped {skipped} bytes before the next record", where)
+            if self._at_eof():
+                return None
+            buf, pos = self._buf, self._pos
+        start, offset, aligned = self._record_position()
+        # Find the end of the head.
+        search = pos
+        lenient = self.lenient
+        while True:
+            end = buf.find(b"\r\n\r\n", search)
+            if lenient:
+                # Bare LF and CR CR LF line ends (pywb's missing-status-text.warc).
+                m = _LENIENT_HEAD_END.search(buf, search)
+                if m is not None and (end < 0 or m.end() < end + 4):
+                    end = m.end() - 4  # so that end + 4 is just past the empty line
+            if end >= 0:
+                head_end = end + 4
+                break
+            if len(buf) - pos > self._max_head:
+                raise HeaderParseError(
+                    f"record head is larger than {self._max_head} bytes",
+                    offset=offset if self.compression != "none" else start,
+                    source=self.name,
+                )
+            search = max(pos, len(buf) - 3)
+            if not self._fill():
+                if lenient:
+                    self._warn("truncated-head", "file ends inside a record head", offset)
+                    self._pos = len(self._buf)
+                    return None
+                raise RecordParseError(
+                    "file ends inside a record head", offset=offset, source=self.name
+                )
+            search -= self._pos  # _fill rebased the buffer
+            buf, pos = self._buf, self._pos
+            search += pos
+        if head_end - pos > self._max_head:
+            raise HeaderParseError(
+                f"record head is larger than {self._max_head} bytes", offset=offset, source=self.name
+            )
+        line_end = buf.find(b"\n", pos, head_end)
+        version_line = buf[pos:line_end].rstrip(b"\r")
+        version = version_line[5:].decode("ascii", "replace").strip()
+        if not _valid_version(version):
+            if not lenient:
+                raise RecordParseError(
+                    f"bad WARC version line {version_line[:40]!r}", offset=offset, source=self.name
+                )
+            self._warn("bad-version", f"bad WARC version line {version_line[:40]!r}", offset)
+        fields_end = head_end - 2 if buf[head_end - 2 : head_end] == b"\r\n" else head_end - 1
+        try:
+            fields, warnings = _hp.parse_fields(buf, line_end + 1, fields_end, lenient)
+        except _hp.HeadError as exc:
+            raise HeaderParseError(
+                str(exc),
+                offset=offset if self.compression != "none" else exc.position - pos + start,
+                source=self.name,
+                snippet=buf[exc.position : exc.position + 40],
+            ) from None
+        raw_head = buf[pos:head_end]
+        headers = Headers(fields, raw=buf[line_end + 1 : fields_end])
+        self._pos = head_end
+        cls = record_class(headers.first("WARC-Type") or "")
+        record = cls(
+            version,
+            headers,
+            raw_head,
+            offset=offset,
+            stream_offset=start,
+            source=self.name,
+            content_length=0,
+            lenient=lenient,
+        )
+        record.member_aligned = aligned
+        for code, where in warnings:
+            self._warn(code, f"record head: {code}", offset, record)
+        cl_text = headers.first("Content-Length")
+        if cl_text is None or not cl_text.strip().isdigit():
+            msg = "Content-Length is missing" if cl_text is None else f"Content-Length {cl_text!r} is not a number"
+            if not lenient:
+                raise RecordParseError(msg, offset=offset, source=self.name)
+            self._warn("bad-content-length", msg + "; block taken as empty", offset, record)
+            cl = 0
+        else:
+            cl = int(cl_text)
+        record._content_length = cl
+        record._reader = self
+        record._gen = self._gen
+        self._current = record
+        self._cur_block_left = cl
+        return record
+
+    def _only_space_left(self) -> bool:
+        """True if nothing but whitespace/NUL remains (consumes it)."""
+        while True:
+            rest = self._buf[self._pos :]
+            if rest.strip(b"\r\n\t \x00"):
+                return False
+            self._pos = len(self._buf)
+            if not self._fill():
+                return True
+
+    # -- ARC ----------------------------------------------------------------------------------
+
+    def _read_arc_head(self) -> WarcRecord | None:
+        # Tolerate blank lines between records (the <nl> before each URL-record).
+        while True:
+            if not self._ensure(1):
+                return None
+            if self._buf[self._pos] in (10, 13):
+                self._pos += 1
+                continue
+            break
+        start, offset, aligned = self._record_position()
+        line = self._peek_line()
+        if line is None:
+            if self._at_eof() or self._only_space_left():
+                return None
+            if not self.lenient:
+                raise HeaderParseError("ARC header line too long", offset=offset, source=self.name)
+            skipped = len(self._buf) - self._pos
+            self._pos = len(self._buf)
+            while self._fill():
+                skipped += len(self._buf) - self._pos
+                self._pos = len(self._buf)
+            self._warn("skipped-garbage", f"skipped {skipped} bytes that are not a record", offset)
+            return None
+        raw_line = self._buf[self._pos : self._pos + len(line) + 1]
+        text = line.rstrip(b"\r")
+        is_filedesc = text.startswith(b"filedesc:")
+        legend = _ARC_V1 if is_filedesc and len(text.split(b" ")) <= 5 else self._arc_legend
+        if is_filedesc and len(text.split(b" ")) >= 10:
+            legend = _ARC_V2
+        fields = _arc_fields(text, legend)
+        if fields is None:
+            other = _ARC_V2 if legend is _ARC_V1 else _ARC_V1
+            fields = _arc_fields(text, other)
+        issue = None
+        if fields is None or not fields["length"].isdigit():
+            if not self.lenient:
+                raise RecordParseError(
+                    f"bad ARC URL-record line {text[:60]!r}", offset=offset, source=self.name
+                )
+            if fields is None:
+                skipped = self._skip_arc_garbage()
+                self._warn("arc-bad-line", f"skipped {skipped} bytes of unparsable ARC data", offset)
+                return self._read_arc_head() if not self._at_eof() else None
+            issue = f"ARC length {fields['length']!r} is not a number; block taken up to the next record"
+        self._pos += len(raw_line)
+        if issue is None:
+            cl = int(fields["length"])
+        else:
+            cl = self._arc_guess_length()
+        version = "1"
+        if is_filedesc:
+            version = self._arc_version_from_block(cl)
+        elif self.arc_version:
+            version = self.arc_version
+        record = ArcRecord(
+            fields,
+            raw_line,
+            arc_version=version,
+            offset=offset,
+            stream_offset=start,
+            source=self.name,
+            content_length=cl,
+            lenient=self.lenient,
+        )
+        record.member_aligned = aligned
+        if issue:
+            self._warn("arc-bad-length", issue, offset, record)
+        record._reader = self
+        record._gen = self._gen
+        self._current = record
+        self._cur_block_left = cl
+        return record
+
+    def _arc_version_from_block(self, cl: int) -> str:
+        self._ensure(min(cl, 4096))
+        block = self._buf[self._pos : self._pos + min(cl, 4096)]
+        lines = block.split(b"\n", 2)
+        first = lines[0].split() if lines else []
+        version = first[0].decode("ascii", "replace") if first else "1"
+        self.arc_version = version
+        legend_line = lines[1].split() if len(lines) > 1 else []
+        # Quirk: some v1 files carry the v2 field-names line; the legend is honoured.
+        if len(legend_line) >= 10:
+            self._arc_legend = _ARC_V2
+        elif len(legend_line) == 5:
+            self._arc_legend = _ARC_V1
+        else:
+            self._arc_legend = _ARC_V2 if version == "2" else _ARC_V1
+        return version
+
+    def _arc_guess_length(self) -> int:
+        """Lenient: a bad length means the block runs to the next plausible URL-record line."""
+        i = self._pos
+        while True:
+            buf = self._buf
+            nl = buf.find(b"\n", i)
+            while nl >= 0:
+                nxt = buf.find(b"\n", nl + 1)
+                if nxt < 0:
+                    break
+                cand = buf[nl + 1 : nxt].rstrip(b"\r")
+                f = _arc_fields(cand, self._arc_legend)
+                if f is not None and f["length"].lstrip("-").isdigit() and len(f["date"]) >= 12:
+                    return nl + 1 - self._pos
+                nl = nxt
+            i = max(self._pos, len(buf) - MAX_ARC_LINE)
+            before = self._pos
+            if not self._fill():
+                return len(self._buf) - self._pos
+            i -= before - self._pos
+
+    def _skip_arc_garbage(self) -> int:
+        nl = self._buf.find(b"\n", self._pos)
+        n = (nl + 1 if nl >= 0 else len(self._buf)) - self._pos
+        self._pos += n
+        return n
+
+
+def _valid_version(version: str) -> bool:
+    major, dot, minor = version.partition(".")
+    return bool(dot) and major.isdigit() and minor.isdigit()
+
+
+def _arc_fields(line: bytes, legend: tuple[str, ...]) -> dict[str, str] | None:
+    """Split an ARC URL-record line by *legend*, from the right (URLs may hold spaces)."""
+    parts = line.rsplit(b" ", len(legend) - 1)
+    if len(parts) != len(legend) or not parts[0]:
+        return None
+    fields = dict(zip(legend, (p.decode("latin-1") for p in parts)))
+    date = fields["date"]
+    if not date.isdigit() and date != "-":
+        return None
+    return fields
+
+
+def open_archive(
+    source: str | os.PathLike[str] | BinaryIO | IO[bytes], **options: Any
+) -> ArchiveReader:
+    """Open a WARC or ARC file (any compression) for reading; see :class:`ArchiveReader`."""
+    return ArchiveReader(source, **options)
+
+
+def read_record_at(path: str | os.PathLike[str], offset: int, **options: Any) -> WarcRecord:
+    """Read the record that starts at file *offset* without scanning what precedes it.
+
+    The returned record keeps its file open until it is garbage-collected; its body
+    streams as usual.
+
+    Raises:
+        ParseError: there is no record at *offset*.
+    """
+    reader = ArchiveReader(path, offset=offset, **options)
+    if reader.compression == "none":
+        reader._dec._chunk = 1 << 16
+    try:
+        record = next(reader)
+    except StopIteration:
+        reader.close()
+        raise RecordParseError("no record at this offset", offset=offset, source=reader.name) from None
+    except ParseError:
+        reader.close()
+        raise
+    return record
+
+
+def read_payload_range(
+    path: str | os.PathLike[str], offset: int, start: int, end: int | None = None, **options: Any
+) -> Iterator[bytes]:
+    """Yield bytes ``[start, end)`` of the payload of the record at *offset*.
+
+    For an uncompressed file this seeks straight to the range (the HTTP Range
+    request use case: a slice of a large video without reading what precedes it).
+    For compressed files the payload is decompressed up to *start* and skipped.
+
+    Raises:
+        UsageError: the range is outside the payload.
+    """
+    record = read_record_at(path, offset, **options)
+    reader = record._reader
+    assert reader is not None
+    payload_at = record.payload_offset()
+    size = record.content_length - payload_at
+    if end is None or end > size:
+        end = size
+    if start < 0 or start > end:
+        reader.close()
+        raise UsageError(f"range {start}-{end} is outside the payload (0-{size})")
+    try:
+        if reader.compression == "none":
+            f = reader._f
+            block_at = record.stream_offset + len(record.raw_head)
+            f.seek(block_at + payload_at + start)
+            left = end - start
+            while left:
+                data = f.read(min(left, 1 << 20))
+                if not data:
+                    break
+                left -= len(data)
+                yield data
+            return
+        stream = record.payload_stream()
+        skip = start
+        while skip:
+            data = stream.read(min(skip, 1 << 20))
+            if not data:
+                return
+            skip -= len(data)
+        left = end - start
+        while left:
+            data = stream.read(min(left, 1 << 20))
+            if not data:
+                return
+            left -= len(data)
+            yield data
+    finally:
+        reader.close()

@@ -1,0 +1,744 @@
+"""Record models: one typed class per WARC-Type, plus ARC records behind the same interface.
+
+A record owns its head (version, :class:`~warckit.headers.Headers`, the exact head
+bytes) and a lazy, bounded view of its block. The block streams from the reader
+that produced the record; once the reader has moved on, touching an unread part of
+the block raises :class:`~warckit.errors.StaleRecordError` unless the record was
+:meth:`frozen <WarcRecord.freeze>` first.
+"""
+
+from __future__ import annotations
+
+import io
+import tempfile
+from collections.abc import Callable
+from datetime import datetime
+from typing import IO, TYPE_CHECKING, Any, ClassVar
+
+from ._chunked import ChunkedReader, DecodingReader
+from ._dates import parse_arc_date, parse_warc_date
+from .digests import Digest
+from .errors import HeaderParseError, HttpParseError, StaleRecordError
+from .headers import Headers
+from .http import MAX_HTTP_HEAD, HttpHead, find_head_end, parse_http_head
+
+if TYPE_CHECKING:
+    from .reader import ArchiveReader
+
+__all__ = [
+    "WarcRecord",
+    "Warcinfo",
+    "Request",
+    "Response",
+    "Resource",
+    "Metadata",
+    "Revisit",
+    "Conversion",
+    "Continuation",
+    "UnknownRecord",
+    "ArcRecord",
+    "BlockStream",
+    "register_type",
+    "record_class",
+    "RECORD_TYPES",
+]
+
+_SPOOL_MEMORY = 1 << 20
+
+
+def _strip_brackets(value: str | None) -> str | None:
+    """Quirk: WARC 1.0's grammar puts ``<>`` around every uri; wget 1.14 wrote them
+    around WARC-Target-URI. Stripped on read (docs/conformance.rst#target-uri)."""
+    if value is None:
+        return None
+    value = value.strip()
+    if len(value) >= 2 and value[0] == "<" and value[-1] == ">":
+        return value[1:-1]
+    return value
+
+
+class BlockStream(io.RawIOBase):
+    """A read-only stream over (part of) a record's block, starting at *start*."""
+
+    def __init__(self, record: WarcRecord, start: int = 0) -> None:
+        self._record = record
+        self._pos = start
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int | None = -1) -> bytes:
+        rec = self._record
+        if size is None or size < 0:
+            parts = []
+            while True:
+                part = rec._read_block_at(self._pos, 1 << 20)
+                if not part:
+                    return b"".join(parts)
+                self._pos += len(part)
+                parts.append(part)
+        data = rec._read_block_at(self._pos, size)
+        self._pos += len(data)
+        return data
+
+    def readinto(self, b: Any) -> int:
+        data = self.read(len(b))
+        n = len(data)
+        b[:n] = data
+        return n
+
+    def tell(self) -> int:
+        return self._pos
+
+
+class WarcRecord:
+    """A WARC record. Subclasses add accessors for their WARC-Type.
+
+    Attributes:
+        version: The version from the first line (``"1.0"``, ``"1.1"``, ``"0.17"``…).
+        headers: The named fields.
+        raw_head: The exact bytes of the head: version line, fields, empty line.
+        offset: File offset of the record: where its gzip member / zstd frame starts,
+            or its first byte in an uncompressed file. In a whole-file gzip (several
+            records in one member) this is the start of the member that holds the
+            record's first byte, and :attr:`member_aligned` is False.
+        stream_offset: Offset of the record's first byte in the decompressed stream.
+        source: Name of the file or stream the record came from.
+        issues: Recoveries lenient mode made while reading this record.
+    """
+
+    type_name: ClassVar[str | None] = None
+    format: ClassVar[str] = "warc"
+
+    __slots__ = (
+        "version",
+        "headers",
+        "raw_head",
+        "offset",
+        "stream_offset",
+        "source",
+        "issues",
+        "member_aligned",
+        "_length",
+        "_stream_length",
+        "_content_length",
+        "_reader",
+        "_gen",
+        "_retained",
+        "_pulled",
+        "_spool",
+        "_spool_start",
+        "_http",
+        "_http_done",
+        "_lenient",
+        "trailer",
+    )
+
+    def __init__(
+        self,
+        version: str,
+        headers: Headers,
+        raw_head: bytes = b"",
+        *,
+        offset: int = 0,
+        stream_offset: int | None = None,
+        source: str | None = None,
+        content_length: int | None = None,
+        block: bytes | None = None,
+        lenient: bool = False,
+    ) -> None:
+        self.version = version
+        self.headers = headers
+        self.raw_head = raw_head
+        self.offset = offset
+        self.stream_offset = offset if stream_offset is None else stream_offset
+        self.source = source
+        self.issues: list[Any] = []
+        self.member_aligned = True
+        self._length: int | None = None
+        self._stream_length: int | None = None
+        if content_length is None:
+            content_length = len(block) if block is not None else _content_length(headers)
+        self._content_length = content_length
+        self._reader: ArchiveReader | None = None
+        self._gen = -1
+        self._retained = b""
+        self._pulled = 0
+        self._spool: IO[bytes] | None = None
+        self._spool_start = 0
+        self._http: HttpHead | None = None
+        self._http_done = False
+        self._lenient = lenient
+        #: The bytes that ended the record in the file (``None``: the standard ones).
+        self.trailer: bytes | None = None
+        if block is not None:
+            self._retained = block
+            self._pulled = len(block)
+
+    # -- identity -----------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        return (
+            f"<{type(self).__name__} {self.type!r} {self.target_uri!r} "
+            f"offset={self.offset} id={self.record_id!r}>"
+        )
+
+    @property
+    def type(self) -> str:
+        """WARC-Type, lowercased (Quirk: JWAT's ``RESPONSE`` is read as ``response``)."""
+        t = self.headers.first("WARC-Type")
+        return t.strip().lower() if t else ""
+
+    @property
+    def record_id(self) -> str | None:
+        """WARC-Record-ID including its angle brackets, e.g. ``<urn:uuid:…>``."""
+        return self.headers.first("WARC-Record-ID")
+
+    @property
+    def date_string(self) -> str | None:
+        """WARC-Date exactly as written (keeps all fraction digits)."""
+        return self.headers.first("WARC-Date")
+
+    @property
+    def date(self) -> datetime | None:
+        """WARC-Date as a timezone-aware UTC datetime; ``None`` if absent or unparsable."""
+        raw = self.headers.first("WARC-Date")
+        return parse_warc_date(raw) if raw else None
+
+    @property
+    def target_uri(self) -> str | None:
+        """WARC-Target-URI with WARC 1.0 ``<angle brackets>`` removed."""
+        return _strip_brackets(self.headers.first("WARC-Target-URI"))
+
+    @property
+    def content_type(self) -> str | None:
+        """Content-Type of the block."""
+        return self.headers.first("Content-Type")
+
+    @property
+    def content_length(self) -> int:
+        """Content-Length: size of the block in bytes."""
+        return self._content_length
+
+    @property
+    def block_digest(self) -> Digest | None:
+        """WARC-Block-Digest; ``None`` if absent or malformed."""
+        return _digest(self.headers.first("WARC-Block-Digest"))
+
+    @property
+    def payload_digest(self) -> Digest | None:
+        """WARC-Payload-Digest; ``None`` if absent or malformed."""
+        return _digest(self.headers.first("WARC-Payload-Digest"))
+
+    @property
+    def ip_address(self) -> str | None:
+        """WARC-IP-Address."""
+        return self.headers.first("WARC-IP-Address")
+
+    @property
+    def concurrent_to(self) -> tuple[str, ...]:
+        """Every WARC-Concurrent-To (the one repeatable field)."""
+        return self.headers.all("WARC-Concurrent-To")
+
+    @property
+    def refers_to(self) -> str | None:
+        """WARC-Refers-To."""
+        return self.headers.first("WARC-Refers-To")
+
+    @property
+    def refers_to_target_uri(self) -> str | None:
+        """WARC-Refers-To-Target-URI (WARC 1.1)."""
+        return _strip_brackets(self.headers.first("WARC-Refers-To-Target-URI"))
+
+    @property
+    def refers_to_date(self) -> str | None:
+        """WARC-Refers-To-Date as written (WARC 1.1)."""
+        return self.headers.first("WARC-Refers-To-Date")
+
+    @property
+    def warcinfo_id(self) -> str | None:
+        """WARC-Warcinfo-ID."""
+        return self.headers.first("WARC-Warcinfo-ID")
+
+    @property
+    def truncated(self) -> str | None:
+        """WARC-Truncated reason (``length``, ``time``, ``disconnect``, ``unspecified``)."""
+        return self.headers.first("WARC-Truncated")
+
+    @property
+    def identified_payload_type(self) -> str | None:
+        """WARC-Identified-Payload-Type."""
+        return self.headers.first("WARC-Identified-Payload-Type")
+
+    @property
+    def segment_number(self) -> int | None:
+        """WARC-Segment-Number."""
+        return _int(self.headers.first("WARC-Segment-Number"))
+
+    @property
+    def segment_origin_id(self) -> str | None:
+        """WARC-Segment-Origin-ID."""
+        return self.headers.first("WARC-Segment-Origin-ID")
+
+    @property
+    def segment_total_length(self) -> int | None:
+        """WARC-Segment-Total-Length."""
+        return _int(self.headers.first("WARC-Segment-Total-Length"))
+
+    # -- position -------------------------------------------------------------------
+
+    @property
+    def length(self) -> int | None:
+        """Bytes the record occupies in the file, trailer included (compressed size
+        for compressed files). ``None`` when the record does not start and end on
+        member boundaries (whole-file gzip).
+
+        Asking before the reader has passed the end of the record makes the reader
+        finish it now; the rest of the block is kept in a spooled temporary file so
+        the body can still be read.
+        """
+        if self._length is None and self._stream_length is None and self._reader is not None:
+            if self._reader._is_current(self):
+                self._spool_rest()
+                self._reader._finish_current()
+        return self._length
+
+    @property
+    def stream_length(self) -> int | None:
+        """Bytes the record occupies in the decompressed stream (head+block+trailer)."""
+        if self._stream_length is None:
+            self.length  # noqa: B018 - finishes the record
+        return self._stream_length
+
+    # -- body -------------------------------------------------------------------------
+
+    def _read_block_at(self, pos: int, size: int) -> bytes:
+        if size <= 0 or pos >= self._content_length:
+            return b""
+        size = min(size, self._content_length - pos)
+        retained = self._retained
+        if pos < len(retained):
+            return retained[pos : pos + size]
+        spool = self._spool
+        if spool is not None and pos >= self._spool_start:
+            spool.seek(pos - self._spool_start)
+            return spool.read(size)
+        reader = self._reader
+        if pos == self._pulled and reader is not None and reader._is_current(self):
+            data = reader._pull_block(self, size)
+            self._pulled += len(data)
+            return data
+        raise StaleRecordError(
+            f"record at offset {self.offset} of {self.source}: that part of the block was "
+            "already consumed or the reader has moved on; call record.freeze() before "
+            "advancing, or read the body before the next record"
+        )
+
+    def _retain_until(self, size: int) -> None:
+        """Pull block bytes into the retained prefix until it has *size* bytes (or the end)."""
+        size = min(size, self._content_length)
+        while len(self._retained) < size:
+            if self._pulled != len(self._retained):
+                raise StaleRecordError(
+                    f"record at offset {self.offset} of {self.source}: the block was partly "
+                    "consumed already"
+                )
+            data = self._read_block_at(self._pulled, max(size - len(self._retained), 8192))
+            if not data:
+                break
+            self._retained += data
+
+    def _spool_rest(self) -> None:
+        """Copy the unread rest of the block into a temporary spool, detaching it from the reader."""
+        if self._spool is not None or self._pulled >= self._content_length:
+            return
+        if self._reader is None or not self._reader._is_current(self):
+            return
+        spool = tempfile.SpooledTemporaryFile(max_size=_SPOOL_MEMORY)
+        start = self._pulled
+        while True:
+            data = self._reader._pull_block(self, 1 << 20)
+            if not data:
+                break
+            spool.write(data)
+            self._pulled += len(data)
+        self._spool = spool  # type: ignore[assignment]
+        self._spool_start = start
+
+    def freeze(self) -> WarcRecord:
+        """Detach the block from the reader (spooling it), so it stays readable later.
+
+        Returns:
+            The record itself.
+
+        Raises:
+            StaleRecordError: part of the block was consumed already without being kept.
+        """
+        if self._pulled > len(self._retained) and self._spool is None:
+            raise StaleRecordError(
+                f"record at offset {self.offset} of {self.source}: cannot freeze, the block "
+                "was partly consumed"
+            )
+        self._spool_rest()
+        if self._reader is not None and self._reader._is_current(self):
+            self._reader._finish_current()
+        return self
+
+    def raw_stream(self) -> BlockStream:
+        """A stream over the whole block as stored (for a response: HTTP head and body)."""
+        return BlockStream(self, 0)
+
+    def read_block(self) -> bytes:
+        """Read the whole block into memory (explicit; prefer :meth:`raw_stream`)."""
+        return self.raw_stream().read()
+
+    @property
+    def has_http(self) -> bool:
+        """True when the block is (or should be) an HTTP message."""
+        ct = (self.content_type or "").lower()
+        if ct.startswith("application/http"):
+            return True
+        if self.type in ("response", "request", "revisit"):
+            uri = (self.target_uri or "").lower()
+            return uri.startswith(("http:", "https:")) and self._content_length > 0
+        return False
+
+    @property
+    def http(self) -> HttpHead | None:
+        """The parsed HTTP head of an ``application/http`` block, or ``None``.
+
+        Parsed on first access (the block must not have been consumed yet).
+
+        Raises:
+            HttpParseError: strict reading and the head is malformed.
+        """
+        if self._http_done:
+            return self._http
+        self._http_done = True
+        if not self.has_http:
+            return None
+        if self.format == "arc":
+            self._retain_until(5)
+            if not self._retained.startswith(b"HTTP/"):
+                return None  # ARC http record whose block is not an HTTP message
+        limit = min(self._content_length, MAX_HTTP_HEAD)
+        have = 0
+        end = -1
+        while True:
+            self._retain_until(have + 16384)
+            buf = self._retained
+            end = find_head_end(buf[:limit], self._lenient)
+            if end >= 0 or len(buf) >= limit or len(buf) == have:
+                break
+            have = len(buf)
+        buf = self._retained
+        if end < 0 and len(buf) == self._content_length and buf.endswith(b"\n"):
+            # Quirk: request blocks without a body often omit the final empty line.
+            end = len(buf)
+        if end < 0:
+            if self.type == "revisit" or self._lenient:
+                # A revisit may keep only part of a head, or the block is not HTTP.
+                if buf.startswith(b"HTTP/") and self._lenient:
+                    end = len(buf[:limit])
+                else:
+                    return None
+            else:
+                raise HttpParseError(
+                    "HTTP head does not end within the block",
+                    offset=self.offset,
+                    source=self.source,
+                    snippet=buf[:40],
+                )
+        try:
+            self._http = parse_http_head(buf[:end], lenient=self._lenient)
+        except HttpParseError as exc:
+            if self._lenient:
+                self.issues.append(("http-head", str(exc)))
+                return None
+            raise exc.located(source=self.source, offset=self.offset) from None
+        return self._http
+
+    @property
+    def http_status(self) -> int | None:
+        """HTTP status code of a response, else ``None``."""
+        h = self.http
+        return h.status if h is not None else None
+
+    def payload_offset(self) -> int:
+        """Index in the block where the payload starts (after the HTTP head, if any)."""
+        h = self.http
+        return len(h.raw) if h is not None else 0
+
+    def payload_stream(self) -> BlockStream:
+        """The payload as stored: the block after the HTTP head (still chunked, if it was)."""
+        return BlockStream(self, self.payload_offset())
+
+    def content_stream(self, *, decode_content: bool = False) -> io.RawIOBase:
+        """The payload with chunked transfer-encoding removed.
+
+        Args:
+            decode_content: Also remove Content-Encoding (gzip, deflate, br, zstd).
+        """
+        stream: Any = self.payload_stream()
+        h = self.http
+        if h is None:
+            return stream  # type: ignore[no-any-return]
+        if h.chunked:
+            stream = ChunkedReader(stream, lenient=self._lenient)
+        if decode_content:
+            for coding in reversed(h.content_encodings()):
+                stream = DecodingReader(stream, coding)
+        return stream  # type: ignore[no-any-return]
+
+    def write_to(self, out: IO[bytes]) -> int:
+        """Write the record as stored (head, block, CRLFCRLF) to *out*; return bytes written.
+
+        A record read from a file and written back this way is byte-identical.
+        """
+        n = out.write(self.raw_head or self._build_head())
+        stream = self.raw_stream()
+        while True:
+            chunk = stream.read(1 << 20)
+            if not chunk:
+                break
+            n += out.write(chunk)
+        n += out.write(self._trailer())
+        return n
+
+    def _trailer(self) -> bytes:
+        return b"\r\n\r\n" if self.trailer is None else self.trailer
+
+    def _build_head(self) -> bytes:
+        return (
+            b"WARC/" + self.version.encode("ascii") + b"\r\n" + self.headers.to_bytes() + b"\r\n"
+        )
+
+
+def _content_length(headers: Headers) -> int:
+    value = headers.first("Content-Length")
+    if value is None or not value.strip().isdigit():
+        return 0
+    return int(value)
+
+
+def _digest(value: str | None) -> Digest | None:
+    if not value:
+        return None
+    try:
+        return Digest.parse(value)
+    except HeaderParseError:
+        return None
+
+
+def _int(value: str | None) -> int | None:
+    if value is None:
+        return None
+    value = value.strip()
+    return int(value) if value.isdigit() else None
+
+
+class Warcinfo(WarcRecord):
+    """``warcinfo``: describes the records that follow it."""
+
+    type_name = "warcinfo"
+    __slots__ = ()
+
+    @property
+    def filename(self) -> str | None:
+        """WARC-Filename."""
+        return self.headers.first("WARC-Filename")
+
+    def info(self) -> Headers:
+        """The block parsed as ``application/warc-fields`` (bare LF tolerated)."""
+        from ._speedups import load
+
+        block = self.read_block() if not self._retained else self._retained
+        hp = load("headers")
+        fields, _ = hp.parse_fields(block, 0, len(block), True)
+        return Headers(fields)
+
+
+class Request(WarcRecord):
+    """``request``: the request that was sent (an HTTP request for http/https)."""
+
+    type_name = "request"
+    __slots__ = ()
+
+
+class Response(WarcRecord):
+    """``response``: the full response received (HTTP head and body for http/https)."""
+
+    type_name = "response"
+    __slots__ = ()
+
+
+class Resource(WarcRecord):
+    """``resource``: a resource without protocol envelope (the block is the payload)."""
+
+    type_name = "resource"
+    __slots__ = ()
+
+    @property
+    def has_http(self) -> bool:
+        return (self.content_type or "").lower().startswith("application/http")
+
+
+class Metadata(WarcRecord):
+    """``metadata``: information about another record."""
+
+    type_name = "metadata"
+    __slots__ = ()
+
+
+class Revisit(WarcRecord):
+    """``revisit``: a capture whose content is not stored again."""
+
+    type_name = "revisit"
+    __slots__ = ()
+
+    @property
+    def profile(self) -> str | None:
+        """WARC-Profile (``<>`` removed)."""
+        return _strip_brackets(self.headers.first("WARC-Profile"))
+
+    @property
+    def profile_name(self) -> str | None:
+        """``identical-payload-digest``, ``server-not-modified``, or the last path part.
+
+        Quirk: matched on the path suffix, so the 0.18/1.0/1.1 URIs and pywb's
+        ``uri-agnostic-identical-payload-digest`` are all recognised.
+        """
+        p = self.profile
+        if not p:
+            return None
+        return p.rstrip("/").rsplit("/", 1)[-1].lower()
+
+
+class Conversion(WarcRecord):
+    """``conversion``: an alternative version of another record's content."""
+
+    type_name = "conversion"
+    __slots__ = ()
+
+
+class Continuation(WarcRecord):
+    """``continuation``: a later segment of a segmented record."""
+
+    type_name = "continuation"
+    __slots__ = ()
+
+
+class UnknownRecord(WarcRecord):
+    """A record of a WARC-Type warckit has no class for (kept and passed through)."""
+
+    __slots__ = ()
+
+
+RECORD_TYPES: dict[str, type[WarcRecord]] = {}
+
+
+def register_type(cls: type[WarcRecord]) -> type[WarcRecord]:
+    """Register a record class for its ``type_name`` (usable as a decorator)."""
+    if not cls.type_name:
+        raise ValueError("record class has no type_name")
+    RECORD_TYPES[cls.type_name] = cls
+    return cls
+
+
+def record_class(type_name: str) -> type[WarcRecord]:
+    """The class for a WARC-Type (case-insensitive); :class:`UnknownRecord` if none."""
+    return RECORD_TYPES.get(type_name.strip().lower(), UnknownRecord)
+
+
+for _cls in (Warcinfo, Request, Response, Resource, Metadata, Revisit, Conversion, Continuation):
+    register_type(_cls)
+
+
+class ArcRecord(WarcRecord):
+    """An ARC v1/v2 record, exposed through the WARC record interface.
+
+    :attr:`headers` holds a WARC-equivalent view (WARC-Type, WARC-Target-URI,
+    WARC-Date, WARC-IP-Address, Content-Type, Content-Length) derived from the ARC
+    URL-record line; :attr:`arc_fields` holds the line's own fields. The
+    ``filedesc://`` version block is typed ``warcinfo`` and its text is available
+    through :meth:`version_block_text`.
+    """
+
+    format: ClassVar[str] = "arc"
+    __slots__ = ("arc_fields", "arc_line")
+
+    def __init__(
+        self,
+        arc_fields: dict[str, str],
+        arc_line: bytes,
+        *,
+        arc_version: str,
+        offset: int = 0,
+        stream_offset: int | None = None,
+        source: str | None = None,
+        content_length: int = 0,
+        lenient: bool = False,
+        block: bytes | None = None,
+    ) -> None:
+        url = arc_fields.get("url", "")
+        if url.startswith("filedesc:"):
+            rtype = "warcinfo"
+        elif url.lower().startswith(("http:", "https:")):
+            rtype = "response"
+        else:
+            rtype = "resource"
+        date = parse_arc_date(arc_fields.get("date", ""))
+        fields = [("WARC-Type", rtype), ("WARC-Target-URI", url)]
+        if date is not None:
+            fields.append(("WARC-Date", date.strftime("%Y-%m-%dT%H:%M:%SZ")))
+        ip = arc_fields.get("ip")
+        if ip and ip != "-":
+            fields.append(("WARC-IP-Address", ip))
+        mime = arc_fields.get("mime")
+        if mime and mime != "-":
+            fields.append(("Content-Type", mime))
+        fields.append(("Content-Length", str(content_length)))
+        super().__init__(
+            arc_version,
+            Headers(fields),
+            arc_line,
+            offset=offset,
+            stream_offset=stream_offset,
+            source=source,
+            content_length=content_length,
+            block=block,
+            lenient=lenient,
+        )
+        self.arc_fields = arc_fields
+        self.arc_line = arc_line
+
+    @property
+    def record_id(self) -> str | None:
+        """ARC records have no record ID."""
+        return None
+
+    @property
+    def arc_date(self) -> str:
+        """The archive-date as written (``YYYYMMDDhhmmss``)."""
+        return self.arc_fields.get("date", "")
+
+    @property
+    def date_string(self) -> str | None:
+        return self.headers.first("WARC-Date")
+
+    @property
+    def has_http(self) -> bool:
+        return self.type == "response" and self._content_length > 0
+
+    def version_block_text(self) -> str:
+        """The text of the ``filedesc://`` version block (its whole block)."""
+        return self.read_block().decode("utf-8", "replace")
+
+    def _trailer(self) -> bytes:
+        return b"\n" if self.trailer is None else self.trailer
+
+    def _build_head(self) -> bytes:
+        return self.arc_line
+
+
+RecordFactory = Callable[..., WarcRecord]
