@@ -455,7 +455,8 @@ class WarcRecord:
             if self._lenient:
                 self.issues.append(("http-head", str(exc)))
                 return None
-            raise exc.located(source=self.source, offset=self.offset) from None
+            exc.source, exc.offset = self.source, self.offset  # the record, not the head
+            raise exc from None
         return self._http
 
     @property
