@@ -19,11 +19,13 @@ from warckit._speedups._surt_py import (
     attempt_ip,
     canonical_host,
     escape_once,
+    google_host,
     normalize_path,
     reverse_host,
     sort_query,
     strip_path_session_id,
     strip_query_session_id,
+    strip_www_label,
     unescape_repeatedly,
 )
 
@@ -32,11 +34,13 @@ __all__ = [
     "attempt_ip",
     "canonical_host",
     "escape_once",
+    "google_host",
     "normalize_path",
     "reverse_host",
     "sort_query",
     "strip_path_session_id",
     "strip_query_session_id",
+    "strip_www_label",
     "surt_key",
     "unescape_repeatedly",
 ]
@@ -177,7 +181,8 @@ cdef int _cmp_arg(const unsigned char* q, Py_ssize_t* a, Py_ssize_t* b) nogil:
     return _cmp_bytes(q + a[0] + ka + 1, a[1] - ka - 1, q + b[0] + kb + 1, b[1] - kb - 1)
 
 
-DEF _MAX_SORT_ARGS = 32
+cdef enum:
+    _MAX_SORT_ARGS = 32
 
 
 cdef Py_ssize_t _sort_query(const unsigned char* q, Py_ssize_t n, unsigned char* dst) nogil:

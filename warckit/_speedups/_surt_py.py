@@ -26,11 +26,13 @@ __all__ = [
     "attempt_ip",
     "canonical_host",
     "escape_once",
+    "google_host",
     "normalize_path",
     "reverse_host",
     "sort_query",
     "strip_path_session_id",
     "strip_query_session_id",
+    "strip_www_label",
     "surt_key",
     "unescape_repeatedly",
 ]
@@ -216,7 +218,17 @@ def canonical_host(host: bytes, strip_www: bool, idna2008: bool, strict: bool) -
     return result
 
 
-def _canonical_host(host: bytes, strip_www: bool, idna2008: bool, strict: bool) -> bytes:
+def google_host(host: bytes, idna2008: bool = False, strict: bool = False) -> bytes:
+    """Canonicalize a host like surt's GoogleURLCanonicalizer (escapes stay upper case).
+
+    Unescape repeatedly, non-ASCII → punycode (IDNA 2003, or UTS #46 with
+    ``idna2008``), ``..`` → ``.`` once and strip outer dots, numeric IPv4 forms →
+    dotted quad, else lower case and escape.
+
+    Raises:
+        UrlError: ``strict`` and the host holds controls/space or a bad IDN label;
+            or a bad IDN label with ``idna2008``.
+    """
     host = unescape_repeatedly(host)
     if strict and any(c <= 0x20 or c == 0x7F for c in host):
         raise UrlError(f"control character or space in host {host!r}")
@@ -225,9 +237,18 @@ def _canonical_host(host: bytes, strip_www: bool, idna2008: bool, strict: bool) 
     host = host.replace(b"..", b".").strip(b".")
     ip = attempt_ip(host)
     if ip:
-        host = ip
-    else:
-        host = escape_once(host).lower()
+        return ip
+    return escape_once(host.lower())
+
+
+def strip_www_label(host: bytes) -> bytes:
+    """Drop a leading ``www.``, ``www2.``, ``www34.`` … label (surt's ``massageHost``)."""
+    m = _WWW_RE.match(host)
+    return host[m.end():] if m else host
+
+
+def _canonical_host(host: bytes, strip_www: bool, idna2008: bool, strict: bool) -> bytes:
+    host = google_host(host, idna2008, strict).lower()
     if strip_www and host:
         m = _WWW_RE.match(host)
         if m:
@@ -276,13 +297,17 @@ _Check = Callable[[bytes, int], int]
 
 
 def _strip_last(query: bytes, name: bytes, check: _Check) -> bytes:
-    """Drop the last ``name…`` parameter whose value passes *check* (surt regex semantics)."""
+    """Drop the last ``name…`` parameter whose value passes *check* (surt regex semantics).
+
+    Matching is case-insensitive (on a lower-cased copy); the cut keeps the case.
+    """
+    low = query.lower()
     end = len(query)
     while True:
-        at = query.rfind(name, 0, end)
+        at = low.rfind(name, 0, end)
         if at < 0:
             return query
-        stop = check(query, at + len(name))
+        stop = check(low, at + len(name))
         if stop >= 0 and (stop == len(query) or query[stop] == 0x26):
             tail = query[stop + 1:]
             return query[:at] + tail
@@ -336,16 +361,17 @@ _QUERY_SESSION_RULES = (
 
 
 def strip_query_session_id(query: bytes) -> bytes:
-    """Remove session-id parameters from a lower-cased query, as surt does.
+    """Remove session-id parameters from a query (case-insensitively), as surt does.
 
     ``jsessionid``/``phpsessid``/``sid`` = 32 alphanumerics, ``ASPSESSIONIDxxxxxxxx`` =
     24 letters, ``CFID=…&CFTOKEN=…``; each rule removes its last occurrence that is
     followed by ``&`` or the end (surt's greedy ``^(.*)…(?:&(.*))?$``).
     """
-    if b"ssi" not in query and b"sid=" not in query and b"cfid=" not in query:
+    low = query.lower()
+    if b"ssi" not in low and b"sid=" not in low and b"cfid=" not in low:
         return query
     for name, check in _QUERY_SESSION_RULES:
-        if name in query:
+        if name in low:
             query = _strip_last(query, name, check)
     return query
 
@@ -361,7 +387,9 @@ def sort_query(query: bytes) -> bytes:
     """
     if len(query) <= 1 or b"&" not in query:
         return query
-    return b"&".join(sorted(query.split(b"&"), key=_query_arg_key))
+    args: list[bytes] = query.split(b"&")
+    args.sort(key=_query_arg_key)
+    return b"&".join(args)
 
 
 def _encode(url: str) -> bytes:
