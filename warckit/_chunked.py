@@ -160,7 +160,9 @@ class DecodingReader(io.RawIOBase):
     def _decompress(self, data: bytes) -> bytes:
         d = self._d
         if self._coding == "br":
-            return bytes(d.process(data))
+            # brotli >= 1.1 names it process(); older releases decompress().
+            step = getattr(d, "process", None) or d.decompress
+            return bytes(step(data))
         try:
             return bytes(d.decompress(data))
         except zlib.error:

@@ -305,9 +305,9 @@ class ArchiveReader:
         # modes and reported (docs/conformance.rst#short-trailer).
         for short in (b"\r\n", b""):
             if buf.startswith(short, pos):
+                self._ensure(len(short) + 5)
+                buf, pos = self._buf, self._pos  # _ensure may have rebased the buffer
                 after = pos + len(short)
-                self._ensure(after - pos + 5)
-                buf = self._buf
                 if buf[after : after + 5].upper() == b"WARC/" or (
                     self._eof and after == len(buf)
                 ):
@@ -344,12 +344,11 @@ class ArchiveReader:
             return
         if self._buf[self._pos] in (10, 13):
             # The <nl> separator; Quirk: some ARCs use CRLF or blank lines.
-            start = self._pos
-            while self._ensure(1) and self._buf[self._pos] in (10, 13):
+            taken = bytearray()
+            while len(taken) < 4 and self._ensure(1) and self._buf[self._pos] in (10, 13):
+                taken.append(self._buf[self._pos])
                 self._pos += 1
-                if self._pos - start >= 4:
-                    break
-            record.trailer = self._buf[start : self._pos] if self._pos >= start else b"\n"
+            record.trailer = bytes(taken)
             return
         where = self._base + self._pos
         record.trailer = b""

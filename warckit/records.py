@@ -503,6 +503,9 @@ class WarcRecord:
             if not chunk:
                 break
             n += out.write(chunk)
+        reader = self._reader
+        if reader is not None and reader._is_current(self):
+            reader._finish_current()  # learn the trailer the file actually has
         n += out.write(self._trailer())
         return n
 
