@@ -21,6 +21,10 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
+
+# Run from a checkout without installing: the repository root holds the package.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 _WORDS = ["news", "blog", "shop", "archive", "media", "static", "img", "cdn", "api", "forum", "wiki", "data", "maps", "docs", "mail", "video", "music", "sport", "travel", "food", "health", "science", "library", "museum", "gov", "city", "school"]
 _IDN_WORDS = ["bücher", "café", "münchen", "zürich", "straße", "crème", "españa", "façade", "ελλάδα", "москва", "пример", "例子", "東京", "ひらがな", "한국", "landsbókasafn", "fußball", "smörgås", "øresund"]

@@ -130,7 +130,8 @@ class SplitUrl:
                 out.append(b"//")
             if self.userinfo is not None:
                 out += [self.userinfo, b"@"]
-            out.append(self.host)
+            # IPv6 literals get their brackets back (surt's geturl leaves them off).
+            out.append(b"[" + self.host + b"]" if b":" in self.host else self.host)
             if self.port is not None:
                 out.append(b":%d" % self.port)
         if self.path:
