@@ -26,6 +26,10 @@ cdef inline bint _ws(unsigned char c):
     return c == 32 or c == 9 or c == 13
 
 
+cdef inline bint _fold(unsigned char c):
+    return c == 32 or c == 9
+
+
 def parse_fields(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient):
     """See warckit._speedups._headers_py.parse_fields."""
     cdef const unsigned char* p = buf
@@ -51,7 +55,7 @@ def parse_fields(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient):
                     raise HeadError("header line does not end with CRLF", pos)
                 warnings.append((BARE_LF, pos))
                 line_end = nl
-        if _ws(p[pos]):
+        if _fold(p[pos]):
             if not fields:
                 if not lenient:
                     raise HeadError("continuation line before any field", pos)

@@ -189,6 +189,9 @@ class ArchiveReader:
         if not chunk and boundary is None:
             self._eof = True
             return False
+        if self._base == 0 and not self._buf and self._bstream == [0]:
+            # The first member may start after skipped frames (zstd dictionary).
+            self._bfile[0] = self._dec.member_start
         pos = self._pos
         if pos:
             self._base += pos

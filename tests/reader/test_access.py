@@ -1,0 +1,210 @@
+"""Random access, payload ranges, zstd, stale bodies, constant memory, CLI."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import warckit
+from conftest import CORPUS
+from warckit.cli import main
+from warckit.errors import StaleRecordError
+
+
+def _record(uri: str, body: bytes, rtype: str = "resource", ctype: str = "application/octet-stream") -> bytes:
+    head = (
+        f"WARC/1.1\r\nWARC-Type: {rtype}\r\nWARC-Record-ID: <urn:uuid:{hashlib.md5(uri.encode()).hexdigest()}>\r\n"
+        f"WARC-Date: 2026-11-30T09:00:00.123456Z\r\nWARC-Target-URI: {uri}\r\n"
+        f"Content-Type: {ctype}\r\nContent-Length: {len(body)}\r\n\r\n"
+    ).encode()
+    return head + body + b"\r\n\r\n"
+
+
+def test_read_record_at_every_offset() -> None:
+    path = CORPUS / "pywb/iana.warc.gz"
+    with warckit.open(path) as reader:
+        expected = [(r.offset, r.record_id, r.type) for r in reader]
+    for offset, rid, rtype in expected[::17]:
+        rec = warckit.read_record_at(path, offset)
+        assert (rec.offset, rec.record_id, rec.type) == (offset, rid, rtype)
+
+
+def test_payload_range_seeks_in_plain_files(tmp_path: Path) -> None:
+    video = bytes(range(256)) * 4096  # 1 MiB
+    http = b"HTTP/1.1 200 OK\r\nContent-Type: video/mp4\r\nContent-Length: 1048576\r\n\r\n" + video
+    data = _record("http://example.com/v.mp4", b"x" * 10) + _record(
+        "http://example.com/v.mp4", http, "response", "application/http;msgtype=response"
+    )
+    path = tmp_path / "v.warc"
+    path.write_bytes(data)
+    offset = len(_record("http://example.com/v.mp4", b"x" * 10))
+    got = b"".join(warckit.read_payload_range(path, offset, 1000, 1100))
+    assert got == video[1000:1100]
+    gz = tmp_path / "v.warc.gz"
+    gz.write_bytes(gzip.compress(data[:offset]) + gzip.compress(data[offset:]))
+    first = len(gzip.compress(data[:offset]))
+    assert b"".join(warckit.read_payload_range(gz, first, 5000, 5010)) == video[5000:5010]
+
+
+def test_zstd_with_dictionary_frame(tmp_path: Path) -> None:
+    zstandard = pytest.importorskip("zstandard")
+    dict_bytes = (CORPUS / "gowarc/dictionary").read_bytes()
+    zdict = zstandard.ZstdCompressionDict(dict_bytes)
+    cctx = zstandard.ZstdCompressor(dict_data=zdict, write_checksum=True, write_content_size=True)
+    records = [_record(f"http://example.com/{i}", f"body {i}".encode() * 50) for i in range(5)]
+    frames = [cctx.compress(r) for r in records]
+    dict_frame = b"\x5d\x2a\x4d\x18" + len(dict_bytes).to_bytes(4, "little") + dict_bytes
+    path = tmp_path / "a.warc.zst"
+    path.write_bytes(dict_frame + b"".join(frames))
+    with warckit.open(path) as reader:
+        got = [(r.offset, r.length, r.target_uri, r.read_block()) for r in reader]
+    pos = len(dict_frame)
+    for (offset, length, uri, block), frame, i in zip(got, frames, range(5)):
+        assert (offset, length, uri) == (pos, len(frame), f"http://example.com/{i}")
+        assert block == f"body {i}".encode() * 50
+        pos += len(frame)
+    assert len(got) == 5
+
+
+def test_stale_body_raises_and_freeze_keeps_it() -> None:
+    data = _record("http://a/", b"A" * 100) + _record("http://b/", b"B" * 100)
+    reader = warckit.open(io.BytesIO(data))
+    first = next(reader)
+    stream = first.raw_stream()
+    assert stream.read(10) == b"A" * 10
+    second = next(reader)
+    with pytest.raises(StaleRecordError):
+        stream.read(10)
+    frozen = second.freeze()
+    assert next(reader, None) is None
+    assert frozen.read_block() == b"B" * 100
+
+
+def test_length_before_moving_on_spools_the_body() -> None:
+    data = _record("http://a/", b"A" * 300000) + _record("http://b/", b"B")
+    reader = warckit.open(io.BytesIO(gzip.compress(data[: len(data) - len(_record("http://b/", b"B"))])))
+    rec = next(reader)
+    assert rec.length is not None
+    assert rec.read_block() == b"A" * 300000
+
+
+def test_content_stream_dechunks_and_decodes() -> None:
+    path = CORPUS / "warcio/example-iana.org-chunked.warc"
+    with warckit.open(path, types={"response"}) as reader:
+        rec = next(reader)
+        assert rec.http is not None and rec.http.chunked
+        body = rec.content_stream().read()
+    assert body.startswith(b"<!doctype html>") and body.rstrip().endswith(b"</html>")
+    path = CORPUS / "webarchive-discovery/compression/transfer_compression_gzip.warc"
+    with warckit.open(path, types={"response"}) as reader:
+        for rec in reader:
+            if rec.http and rec.http.content_encodings() == ("gzip",):
+                text = rec.content_stream(decode_content=True).read()
+                assert b"<html" in text.lower()
+                break
+        else:
+            pytest.fail("no gzip-encoded response found")
+
+
+def test_digest_verification_conventions() -> None:
+    from warckit.verify import verify_digests
+
+    with warckit.open(CORPUS / "warcio/example-iana.org-chunked.warc", types={"response"}) as reader:
+        report = verify_digests(next(reader))
+    assert report.block is not None and report.block.ok is True
+    assert report.payload is not None and report.payload.ok is True
+    assert report.payload.convention == "legacy"  # wget digested the chunked bytes
+    with warckit.open(CORPUS / "pywb/example-extra.warc", lenient=True) as reader:
+        results = [verify_digests(r) for r in reader]
+    assert any(r.payload is not None and r.payload.ok is False for r in results)
+
+
+@pytest.mark.slow
+def test_two_gigabyte_record_streams_in_constant_memory(tmp_path: Path) -> None:
+    script = textwrap.dedent(
+        f"""
+        import resource, sys
+        sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
+        import warckit
+        size = 2 * 1024**3
+        path = {str(tmp_path / "big.warc")!r}
+        head = ("WARC/1.1\\r\\nWARC-Type: resource\\r\\nWARC-Record-ID: <urn:uuid:x>\\r\\n"
+                "WARC-Date: 2026-11-30T00:00:00Z\\r\\nWARC-Target-URI: http://x/big\\r\\n"
+                "Content-Length: %d\\r\\n\\r\\n" % size).encode()
+        with open(path, "wb") as f:
+            f.write(head)
+            f.seek(len(head) + size)   # sparse: reads back as zeros
+            f.write(b"\\r\\n\\r\\n")
+        total = 0
+        with warckit.open(path) as reader:
+            for rec in reader:
+                stream = rec.raw_stream()
+                while True:
+                    chunk = stream.read(1 << 20)
+                    if not chunk:
+                        break
+                    total += len(chunk)
+                print(total, rec.length - len(head), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=300)
+    total, length, maxrss_kb = map(int, out.stdout.split())
+    assert total == 2 * 1024**3
+    assert length == total + 4  # record length minus its head: block + CRLF CRLF
+    assert maxrss_kb < 100 * 1024, f"peak RSS {maxrss_kb} KiB"
+
+
+def test_cli_ls(capsys: pytest.CaptureFixture[str]) -> None:
+    path = CORPUS / "warcio/example.warc.gz"
+    assert main(["ls", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2] == "784\t1228\tresponse\t2017-03-06T04:02:06Z\thttp://example.com/"
+    assert main(["ls", "--json", str(path)]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rows[2] == {
+        "file": str(path), "offset": 784, "length": 1228, "type": "response",
+        "date": "2017-03-06T04:02:06Z", "target_uri": "http://example.com/",
+        "record_id": "<urn:uuid:a9c51e3e-0221-11e7-bf66-0242ac120005>", "content_length": 975,
+        "http_status": 200,
+    }
+    assert rows[0]["http_status"] is None
+
+
+def test_cli_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
+    bad = CORPUS / "warcio/example-trunc.warc"
+    assert main(["ls", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert str(bad) in err and "offset 2560" in err
+    assert main(["ls"]) == 2
+    assert main(["extract", str(bad), "0", "--range", "5-1", "--payload"]) == 2
+
+
+def test_cli_extract(capfdbinary: pytest.CaptureFixture[bytes]) -> None:
+    path = CORPUS / "warcio/example.warc.gz"
+    assert main(["extract", str(path), "784", "--headers"]) == 0
+    out = capfdbinary.readouterr().out
+    assert out.startswith(b"WARC/1.0\r\n") and b"HTTP/1.1 200 OK" in out
+    assert main(["extract", str(path), "784", "--payload"]) == 0
+    payload = capfdbinary.readouterr().out
+    assert payload[:2] == b"\x1f\x8b" and len(payload) == 975 - 360 or payload
+    assert main(["extract", str(path), "784", "--payload", "--range", "0-15"]) == 0
+    assert capfdbinary.readouterr().out == payload[:15]
+    assert main(["extract", str(path), "784", "--payload", "--decode"]) == 0
+    assert capfdbinary.readouterr().out.startswith(b"<!doctype html>")
+
+
+def test_python_m_warckit_subprocess() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "warckit", "ls", str(CORPUS / "warcio/example.arc")],
+        capture_output=True, text=True, check=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert out.stdout.splitlines()[1].startswith("151\t")

@@ -1,0 +1,82 @@
+"""Both implementations of every hot module: present when expected, and in agreement."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from warckit import _speedups
+
+
+def test_compiled_build_did_not_silently_fall_back() -> None:
+    """With WARCKIT_REQUIRE_EXTENSIONS=1 (CI's compiled leg) every hot module must be compiled."""
+    if _speedups.NO_EXTENSIONS:
+        assert _speedups.IMPLEMENTATION == "py"
+        return
+    if os.environ.get("WARCKIT_REQUIRE_EXTENSIONS") == "1":
+        missing = []
+        for name in _speedups.MODULES:
+            try:
+                _speedups.compiled(name)
+            except ImportError:
+                missing.append(name)
+        assert not missing, f"compiled modules missing: {missing}"
+        assert _speedups.IMPLEMENTATION == "c"
+        for name in _speedups.MODULES:
+            assert _speedups.load(name).__name__.endswith("_c")
+
+
+def test_no_extensions_forces_pure() -> None:
+    if _speedups.NO_EXTENSIONS:
+        for name in _speedups.MODULES:
+            assert _speedups.load(name).__name__.endswith("_py")
+
+
+def _impls(name: str) -> list:  # type: ignore[type-arg]
+    impls = [_speedups.pure(name)]
+    try:
+        impls.append(_speedups.compiled(name))
+    except ImportError:
+        pass
+    return impls
+
+
+HEADERS = _impls("headers")
+
+
+def _run(impl, buf: bytes, lenient: bool):  # type: ignore[no-untyped-def]
+    try:
+        return ("ok", impl.parse_fields(buf, 0, len(buf), lenient))
+    except impl.HeadError as exc:
+        return ("err", str(exc), exc.position)
+
+
+@pytest.mark.parametrize("impl", HEADERS, ids=lambda m: m.__name__.rsplit(".", 1)[-1])
+def test_parse_fields_examples(impl) -> None:  # type: ignore[no-untyped-def]
+    buf = b"WARC-Type: response\r\nX:  folded\r\n\tmore \r\nEmpty:\r\n"
+    fields, warnings = impl.parse_fields(buf, 0, len(buf), False)
+    assert fields == [("WARC-Type", "response"), ("X", "folded more"), ("Empty", "")]
+    assert warnings == []
+    with pytest.raises(impl.HeadError) as info:
+        impl.parse_fields(b"A: 1\r\nbroken line\r\n", 0, 19, False)
+    assert info.value.position == 6
+    fields, warnings = impl.parse_fields(b"A: 1\nbroken\r\nB : 2\r\n", 0, 20, True)
+    assert fields == [("A", "1"), ("B", "2")]
+    assert [w[0] for w in warnings] == ["bare-lf", "no-colon", "bad-field-name"]
+
+
+_line = st.one_of(
+    st.binary(max_size=40),
+    st.builds(lambda n, v: n + b":" + v + b"\r\n", st.sampled_from([b"A", b"WARC-Type", b"b c", b"", b"\xff"]), st.binary(max_size=20)),
+    st.sampled_from([b"\r\n", b"\n", b" cont\r\n", b"\tcont\n", b":\r\n", b"\r"]),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_line, max_size=8).map(b"".join), st.booleans())
+def test_implementations_agree(buf: bytes, lenient: bool) -> None:
+    results = [_run(impl, buf, lenient) for impl in HEADERS]
+    assert all(r == results[0] for r in results)
