@@ -284,10 +284,13 @@ def profile_name(uri: str | None) -> str | None:
     """``identical-payload-digest`` / ``server-not-modified`` from a profile URI (path suffix)."""
     if not uri:
         return None
-    u = uri.strip().strip("<>").rstrip("/")
-    for name in ("identical-payload-digest", "server-not-modified"):
-        if u.endswith("/" + name):
-            return name
+    last = uri.strip().strip("<>").rstrip("/").rsplit("/", 1)[-1].lower()
+    if last in ("identical-payload-digest", "server-not-modified"):
+        return last
+    # Quirk: pywb/warcio write the non-standard "uri-agnostic-identical-payload-digest";
+    # it follows the identical-payload-digest rules (docs/check.rst).
+    if last.endswith("-identical-payload-digest"):
+        return "identical-payload-digest"
     return None
 
 
@@ -350,6 +353,10 @@ def validate_headers(
         if headers.first("WARC-Profile") is not None and name is None:
             add("unknown-profile", "warning", "WARC-Profile",
                 "unrecognised revisit profile; readers shall not interpret the record (§6.7)")
+        profile = (headers.first("WARC-Profile") or "").strip().strip("<>").rstrip("/")
+        if name is not None and not profile.endswith("/revisit/" + name):
+            add("nonstandard-profile", "warning", "WARC-Profile",
+                f"profile URI is not the WARC 1.0/1.1 {name} URI; matched on its suffix")
         if name == "identical-payload-digest" and headers.first("WARC-Payload-Digest") is None:
             add("missing-field", "error", "WARC-Payload-Digest",
                 "WARC-Payload-Digest is mandatory on identical-payload-digest revisits "
