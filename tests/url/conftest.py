@@ -9,7 +9,7 @@ import pytest
 from warckit import _speedups
 
 
-@pytest.fixture(params=["py", "c"])
+@pytest.fixture(scope="module", params=["py", "c"])
 def surt_impl(request: pytest.FixtureRequest) -> ModuleType:
     """The pure twin, then the compiled one (skipped when it was not built)."""
     if request.param == "py":

@@ -171,7 +171,10 @@ def _idna2008(host: bytes) -> bytes:
         text = host.decode("utf-8")
         mapped = _idna.uts46_remap(text, std3_rules=False, transitional=False)
         labels = []
-        for label in mapped.split("."):
+        parts = mapped.split(".")
+        for i, label in enumerate(parts):
+            if not label and i != len(parts) - 1:
+                raise UrlError(f"invalid internationalized host {host!r}: empty label")
             if label.isascii():
                 labels.append(label.encode("ascii"))
             else:

@@ -162,6 +162,20 @@ def heritrix_host(url: SplitUrl) -> SplitUrl:
     return url.replace(host=_heritrix_host(url.host, "2003"))
 
 
+_NEEDS_HOST = frozenset((b"http", b"https", b"ftp", b"ws", b"wss"))
+
+
+def require_host(url: SplitUrl) -> SplitUrl:
+    """Reject a URL whose scheme needs a host (http, https, ftp, ws, wss) but has none.
+
+    Raises:
+        UrlError: No host.
+    """
+    if not url.host and url.scheme.lower() in _NEEDS_HOST:
+        raise UrlError(f"no host in {url.geturl()[:200]!r}")
+    return url
+
+
 def heritrix_host_2008(url: SplitUrl) -> SplitUrl:
     """As :func:`heritrix_host` but with UTS #46 / IDNA 2008."""
     if not url.host:
@@ -248,6 +262,7 @@ IA_RULES: tuple[Rule, ...] = (
 HERITRIX_RULES: tuple[Rule, ...] = (
     lowercase_scheme,
     heritrix_host,
+    require_host,
     strip_default_port,
     remove_dot_segments,
     heritrix_escape,

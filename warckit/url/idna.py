@@ -65,6 +65,8 @@ def host_to_ascii(host: str, *, idna: IdnaVersion = "2003") -> str:
     if idna == "2008":
         try:
             mapped = _idna.uts46_remap(text, std3_rules=False, transitional=False)
+            if "" in mapped.split(".")[:-1]:
+                raise UrlError(f"invalid internationalized host {host!r}: empty label")
             return ".".join(
                 label.lower() if label.isascii() else _idna.alabel(label).decode("ascii")
                 for label in mapped.split(".")
