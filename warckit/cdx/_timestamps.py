@@ -1,0 +1,142 @@
+"""Timestamps in index lines: W3C-ISO8601 (any precision) and 14-digit forms.
+
+Index lines carry either the WARC-Date as written (new-style CDX: ``2016-12-31T23:59:60Z``,
+``2026-11-30T09:00:00.123456Z``, ``2016-01``) or the classic 14-digit form
+(``20161231235960``). To compare them, both are reduced to a *digit key*: the digits of the
+timestamp, with missing month/day/time parts filled in. Digit keys of any precision compare
+correctly as strings, because every part has a fixed width and the fraction comes last.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+
+__all__ = [
+    "digits_of",
+    "lower_bound",
+    "record_key",
+    "seconds_of",
+    "to_14_digits",
+    "to_w3c",
+    "upper_bound",
+]
+
+#: Fill for missing parts of a lower bound / a record timestamp: month 01, day 01, 00:00:00.
+_LOW = "00000101000000"
+#: Fill for missing parts of an upper bound: month 12, day 31, 23:59:59, then 9 fraction digits.
+_HIGH = "99991231235959"
+_HIGH_FRACTION = "999999999"
+
+_W3C_RE = re.compile(
+    r"^(\d{4})(?:-(\d\d)(?:-(\d\d)(?:T(\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,9}))?)?"
+    r"(?:Z|[+-]\d\d:\d\d))?)?)?$"
+)
+_SEPARATORS = str.maketrans("", "", "-T:Z.")
+
+
+def digits_of(timestamp: str) -> str:
+    """Return the digits of a timestamp in either form, without fill.
+
+    Args:
+        timestamp: ``2014-01-03T03:03:21.5Z``, ``20140103030321``, ``2014`` …
+
+    Returns:
+        The digits in order (``201401030303215``).
+
+    Raises:
+        ValueError: The text is neither a 14-digit-style nor a W3C timestamp.
+    """
+    text = timestamp.strip()
+    if text.isdigit() and text.isascii():
+        return text
+    if _W3C_RE.match(text) is None:
+        raise ValueError(f"not a timestamp: {timestamp!r}")
+    if text[-6:-5] in ("+", "-") and text[-3:-2] == ":":
+        text = text[:-6]
+    digits = text.translate(_SEPARATORS)
+    if not (digits.isdigit() and digits.isascii()):
+        raise ValueError(f"not a timestamp: {timestamp!r}")
+    return digits
+
+
+def record_key(timestamp: str) -> str:
+    """Digit key of a record's timestamp: missing parts read as the start of the period.
+
+    Unparsable timestamps (``-`` or damaged WARC-Dates written verbatim) give ``""``,
+    which sorts before every date.
+    """
+    try:
+        digits = digits_of(timestamp)
+    except ValueError:
+        return ""
+    if len(digits) < 14:
+        return digits + _LOW[len(digits):]
+    return digits
+
+
+def lower_bound(timestamp: str) -> str:
+    """Digit key of a ``from`` bound: ``2014`` means 2014-01-01T00:00:00 and later."""
+    digits = digits_of(timestamp)
+    if len(digits) < 14:
+        return digits + _LOW[len(digits):]
+    return digits
+
+
+def upper_bound(timestamp: str) -> str:
+    """Digit key of an inclusive ``to`` bound: ``2014`` covers all of 2014.
+
+    A bound covers every timestamp that starts with it at its own precision, so
+    ``20141231235959`` includes ``2014-12-31T23:59:59.999Z``.
+    """
+    digits = digits_of(timestamp)
+    if len(digits) < 14:
+        return digits + _HIGH[len(digits):] + _HIGH_FRACTION
+    return digits + _HIGH_FRACTION[: max(0, 23 - len(digits))]
+
+
+def seconds_of(key: str) -> float:
+    """Seconds since the epoch of a digit key (leap second 60 counts as the next second)."""
+    if len(key) < 14:
+        key = key + _LOW[len(key):]
+    year, month, day = int(key[0:4]), int(key[4:6]) or 1, int(key[6:8]) or 1
+    hour, minute, second = int(key[8:10]), int(key[10:12]), int(key[12:14])
+    whole = calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0))
+    fraction = key[14:]
+    return whole + (int(fraction) / 10 ** len(fraction) if fraction else 0.0)
+
+
+def to_14_digits(timestamp: str) -> str:
+    """The classic 14-digit form (fraction dropped, missing parts filled as pywb would).
+
+    Raises:
+        ValueError: Not a timestamp.
+    """
+    digits = digits_of(timestamp)
+    if len(digits) < 14:
+        return digits + _LOW[len(digits):]
+    return digits[:14]
+
+
+def to_w3c(digits: str) -> str:
+    """W3C-ISO8601 form of a 14-digit (or shorter / longer) ARC or CDX timestamp.
+
+    ``20080430204825`` → ``2008-04-30T20:48:25Z``; digits past 14 become a fraction; a
+    shorter value keeps its precision (``200804`` → ``2008-04``).
+    """
+    d = digits
+    if len(d) < 4:
+        return d
+    out = d[0:4]
+    if len(d) >= 6:
+        out += "-" + d[4:6]
+    if len(d) >= 8:
+        out += "-" + d[6:8]
+    if len(d) >= 12:
+        out += "T" + d[8:10] + ":" + d[10:12]
+        if len(d) >= 14:
+            out += ":" + d[12:14]
+            if len(d) > 14:
+                out += "." + d[14:]
+        out += "Z"
+    return out

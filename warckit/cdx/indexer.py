@@ -1,0 +1,546 @@
+"""Records → index lines: one :class:`Capture` per indexed record, formatted per output format.
+
+The indexer reads each file once, front to back. A record's entry is emitted when the
+*next* record arrives (or at the end of the file), when its length in the file is known
+without spooling its body. A ``request`` record with a POST/PUT body is paired with the
+adjacent ``response`` it is concurrent to, and both get the body appended to their key
+the way pywb does (SPEC-DIGEST §3.2), so POST captures can be looked up.
+
+Output formats: ``cdx`` (new-style CDX, see :mod:`warckit.cdx.formats`), ``cdxj`` (pywb /
+cdxj-indexer CDXJ), ``cdx11`` and ``cdx9`` (classic CDX with legend). The pywb formats follow
+cdxj-indexer 1.5 byte for byte, including its record selection (``application/warc-fields``
+resource/metadata records are skipped) and its payload digest for records that lack one.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+from collections.abc import Callable, Collection, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from .. import reader as _reader
+from ..errors import Issue, UsageError
+from ..records import WarcRecord
+from . import _keys
+from ._timestamps import digits_of, to_14_digits
+from .formats import FORMATS, CdxEntry, FormatName, header_line
+
+__all__ = [
+    "ALL_TYPES",
+    "DEFAULT_TYPES",
+    "Capture",
+    "IndexOptions",
+    "capture_line",
+    "index",
+    "index_file",
+    "iter_captures",
+]
+
+#: Record types indexed by default.
+DEFAULT_TYPES: frozenset[str] = frozenset({"response", "resource", "revisit", "metadata", "conversion"})
+#: Every WARC record type.
+ALL_TYPES: frozenset[str] = frozenset(
+    {"warcinfo", "response", "resource", "request", "metadata", "revisit", "conversion", "continuation"}
+)
+
+_PYWB_FORMATS = frozenset({"cdxj", "cdx11", "cdx9"})
+_DIGEST_TYPES = frozenset({"response", "resource", "revisit"})
+_MAX_BODY = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class IndexOptions:
+    """How files are indexed.
+
+    Attributes:
+        format: ``cdx`` (new-style), ``cdxj``, ``cdx11`` or ``cdx9``.
+        types: Record types to index (``request`` and ``warcinfo`` are off by default).
+        post_append: Append POST/PUT request bodies to the key (pywb's ``__wb_method``).
+        unicode_host: New-style keys with IDN hosts in Unicode instead of punycode.
+        skip_warc_fields: Skip ``resource``/``metadata`` records of type
+            ``application/warc-fields`` (cdxj-indexer's rule). ``None``: on for the pywb
+            formats, off for the new-style CDX.
+        lenient: Read damaged files leniently (every recovery goes to *on_warning*).
+        filename: File name written into the index (default: the base name of the path).
+    """
+
+    format: FormatName = "cdx"
+    types: frozenset[str] = DEFAULT_TYPES
+    post_append: bool = True
+    unicode_host: bool = False
+    skip_warc_fields: bool | None = None
+    lenient: bool = False
+    filename: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.format not in FORMATS:
+            raise UsageError(f"unknown index format {self.format!r}; choose one of {', '.join(FORMATS)}")
+        unknown = {t.lower() for t in self.types} - ALL_TYPES
+        if unknown:
+            raise UsageError(f"unknown record type(s): {', '.join(sorted(unknown))}")
+        object.__setattr__(self, "types", frozenset(t.lower() for t in self.types))
+
+    @property
+    def skips_warc_fields(self) -> bool:
+        """Whether ``application/warc-fields`` resource/metadata records are skipped."""
+        if self.skip_warc_fields is None:
+            return self.format in _PYWB_FORMATS
+        return self.skip_warc_fields
+
+
+@dataclass(slots=True)
+class Capture:
+    """Everything the index formats need to know about one record.
+
+    Attributes:
+        url: WARC-Target-URI (ARC: the URL of the header line), ``""`` if none.
+        type: WARC record type (ARC records: the WARC equivalent).
+        is_arc: Whether the record comes from an ARC file.
+        date: WARC-Date as written (ARC: converted to W3C form), ``""`` if none.
+        filename: The file name written into the index.
+        offset: Offset of the record in the file.
+        length: Bytes the record occupies in the file (``None`` if not member-aligned).
+        record_id: WARC-Record-ID without angle brackets.
+        payload_digest: WARC-Payload-Digest as written.
+        block_digest: WARC-Block-Digest as written.
+        computed_digest: ``sha1:…`` of the payload, computed for pywb formats when the
+            record has no payload digest (as cdxj-indexer does).
+        status: HTTP status code text.
+        http_content_type: Content-Type of the HTTP head.
+        content_type: Content-Type of the record.
+        payload_length: Bytes of payload (block minus HTTP head).
+        profile: Revisit profile name.
+        refers_to: WARC-Refers-To without brackets.
+        refers_to_uri: WARC-Refers-To-Target-URI.
+        refers_to_date: WARC-Refers-To-Date.
+        concurrent_to: WARC-Concurrent-To values without brackets.
+        method: HTTP method of a POST/PUT capture (or of a request record).
+        request_body: The request body as a query (POST/PUT captures).
+        key_suffix: Text appended to the URL before the key is made (``?__wb_method=POST…``).
+        truncated: WARC-Truncated.
+        has_http: Whether the block is (or starts with) a parsed HTTP head.
+        stored_length: The length pywb formats record: as :attr:`length` for compressed
+            files; for uncompressed files warcio's convention, head plus block without the
+            record trailer.
+    """
+
+    url: str
+    type: str
+    is_arc: bool
+    date: str
+    filename: str
+    offset: int
+    length: int | None = None
+    record_id: str | None = None
+    payload_digest: str | None = None
+    block_digest: str | None = None
+    computed_digest: str | None = None
+    status: str | None = None
+    http_content_type: str | None = None
+    content_type: str | None = None
+    payload_length: int | None = None
+    profile: str | None = None
+    refers_to: str | None = None
+    refers_to_uri: str | None = None
+    refers_to_date: str | None = None
+    concurrent_to: tuple[str, ...] = field(default_factory=tuple)
+    method: str | None = None
+    request_body: str | None = None
+    key_suffix: str = ""
+    truncated: str | None = None
+    stored_length: int | None = None
+    has_http: bool = False
+
+
+def _unbracket(value: str | None) -> str | None:
+    if value and value[0] == "<" and value[-1] == ">":
+        return value[1:-1]
+    return value
+
+
+def _sha1_payload(record: WarcRecord) -> str:
+    hasher = hashlib.sha1()
+    stream = record.payload_stream()
+    while True:
+        chunk = stream.read(1 << 16)
+        if not chunk:
+            break
+        hasher.update(chunk)
+    return "sha1:" + base64.b32encode(hasher.digest()).decode("ascii")
+
+
+def _request_body(record: WarcRecord) -> bytes:
+    http = record.http
+    limit = 8192
+    if http is not None:
+        text = http.headers.first("Content-Length")
+        if text is not None:
+            try:
+                limit = min(max(int(text.strip()), 0), _MAX_BODY)
+            except ValueError:
+                limit = 0
+    return record.content_stream().read(limit) or b""
+
+
+def _capture(record: WarcRecord, filename: str, compute_digest: bool) -> Capture:
+    """Build the capture of *record* while it is the reader's current record."""
+    headers = record.headers
+    rtype = record.type
+    is_arc = record.format == "arc"
+    url = record.target_uri or ""
+    cap = Capture(url, rtype, is_arc, record.date_string or "", filename, record.offset)
+    if not is_arc:
+        cap.record_id = _unbracket(record.record_id)
+        cap.payload_digest = headers.first("WARC-Payload-Digest")
+        cap.block_digest = headers.first("WARC-Block-Digest")
+        ct = headers.first("WARC-Concurrent-To")
+        if ct is not None:
+            cap.concurrent_to = tuple(
+                v for v in (_unbracket(c) for c in record.concurrent_to) if v
+            )
+        cap.truncated = headers.first("WARC-Truncated")
+    cap.content_type = record.content_type
+    http = record.http if rtype in ("response", "revisit", "request") else None
+    size = record.content_length
+    if http is not None:
+        cap.has_http = True
+        cap.http_content_type = http.headers.first("Content-Type")
+        if http.status is not None:
+            cap.status = str(http.status)
+        cap.payload_length = max(size - len(http.raw), 0)
+        if rtype == "request":
+            cap.method = http.method
+    else:
+        cap.payload_length = size
+    if rtype == "revisit":
+        cap.profile = record.profile_name  # type: ignore[attr-defined]
+        cap.refers_to = _unbracket(record.refers_to)
+        cap.refers_to_uri = record.refers_to_target_uri
+        cap.refers_to_date = record.refers_to_date
+    elif rtype in ("metadata", "conversion"):
+        cap.refers_to = _unbracket(record.refers_to)
+    if compute_digest and cap.payload_digest is None and rtype not in ("warcinfo", "revisit"):
+        cap.computed_digest = _sha1_payload(record)
+    return cap
+
+
+def _pair(first: Capture, second: Capture) -> tuple[Capture, Capture] | None:
+    """``(request, response)`` when two adjacent captures are a request/response pair."""
+    if first.url != second.url:
+        return None
+    if first.type == "request" and second.type == "response":
+        req, resp = first, second
+    elif first.type == "response" and second.type == "request":
+        req, resp = second, first
+    else:
+        return None
+    if not (
+        (first.record_id is not None and first.record_id in second.concurrent_to)
+        or (second.record_id is not None and second.record_id in first.concurrent_to)
+    ):
+        return None
+    return req, resp
+
+
+def iter_captures(
+    source: str | os.PathLike[str] | IO[bytes],
+    options: IndexOptions | None = None,
+    *,
+    on_warning: Callable[[Issue], None] | None = None,
+) -> Iterator[Capture]:
+    """Yield the captures of one WARC/ARC file, in file order.
+
+    Args:
+        source: Path or binary file object.
+        options: What to index; see :class:`IndexOptions`.
+        on_warning: Receives every recovery made in lenient mode.
+
+    Raises:
+        ParseError: Damaged input in strict mode.
+    """
+    opts = options or IndexOptions()
+    if opts.filename is not None:
+        filename = opts.filename
+    elif isinstance(source, (str, os.PathLike)):
+        filename = os.path.basename(os.fspath(source))
+    else:
+        filename = os.path.basename(str(getattr(source, "name", "-")))
+    filename = _keys.escape_field(filename)
+    wanted = opts.types
+    read_types = set(wanted)
+    if opts.post_append:
+        read_types.add("request")
+    compute_digest = opts.format in _PYWB_FORMATS
+    skip_fields = opts.skips_warc_fields
+    kwargs: dict[str, Any] = {"lenient": opts.lenient, "types": read_types}
+    if on_warning is not None:
+        kwargs["on_warning"] = on_warning
+    pending: Capture | None = None
+    pending_rec: WarcRecord | None = None
+    pending_body: tuple[str, bytes | None, str | None] | None = None
+    with _reader.open_archive(source, **kwargs) as reader:
+        plain = reader.compression == "none"
+        for record in reader:
+            rtype = record.type
+            if skip_fields and rtype in ("resource", "metadata"):
+                if record.content_type == "application/warc-fields":
+                    continue
+            cap = _capture(record, filename, compute_digest)
+            body: tuple[str, bytes | None, str | None] | None = None
+            if opts.post_append and rtype == "request" and cap.method is not None:
+                method = cap.method.upper()
+                if method in ("POST", "PUT"):
+                    http = record.http
+                    ctype = http.headers.first("Content-Type") if http is not None else None
+                    body = (method, _request_body(record), ctype)
+            if pending is not None and pending_rec is not None:
+                _finish(pending, pending_rec, plain)
+                pair = _pair(pending, cap)
+                if pair is not None:
+                    req_body = pending_body if pending.type == "request" else body
+                    if req_body is not None:
+                        _apply_post(pair[0], pair[1], req_body)
+                if pending.type in wanted:
+                    yield pending
+            pending, pending_rec, pending_body = cap, record, body
+        if pending is not None and pending_rec is not None:
+            _finish(pending, pending_rec, plain)
+            if pending.type in wanted:
+                yield pending
+
+
+def _finish(cap: Capture, record: WarcRecord, plain: bool) -> None:
+    """Fill in the lengths once the reader has moved past *record*."""
+    cap.length = record.length
+    if plain and cap.length is not None:
+        cap.stored_length = min(len(record.raw_head) + record.content_length, cap.length)
+    else:
+        cap.stored_length = cap.length
+
+
+def _apply_post(req: Capture, resp: Capture, body: tuple[str, bytes | None, str | None]) -> None:
+    method, data, ctype = body
+    query, suffix = _keys.method_query(method, req.url, ctype, data)
+    for cap in (req, resp):
+        cap.method = method
+        cap.request_body = query
+        cap.key_suffix = suffix
+
+
+# -- formatting ------------------------------------------------------------------------
+
+
+def _pywb_mime(cap: Capture) -> str | None:
+    if cap.type == "revisit":
+        return "warc/revisit"
+    if cap.is_arc and cap.type != "response":
+        return None  # warcio's arc2warc: a non-HTTP ARC record has no media type
+    value = cap.http_content_type if cap.type in ("response", "request") else cap.content_type
+    if not value:
+        return None
+    head = value.split(";", 1)[0]
+    for i, ch in enumerate(head):
+        if ch.isspace():
+            head = head[:i]
+            break
+    return head.strip()
+
+
+def _pywb_digest(cap: Capture) -> str | None:
+    return cap.payload_digest if cap.payload_digest is not None else cap.computed_digest
+
+
+def _ts14(cap: Capture) -> str:
+    try:
+        return to_14_digits(cap.date)
+    except ValueError:
+        return "-"
+
+
+def _w3c(cap: Capture) -> str:
+    try:
+        digits_of(cap.date)
+    except ValueError:
+        return "-"
+    return cap.date
+
+
+def _new_style_digest(cap: Capture) -> str:
+    value = cap.payload_digest if cap.type in _DIGEST_TYPES else None
+    if value is None:
+        value = cap.block_digest
+    if not value:
+        return "-"
+    label, sep, rest = value.strip().partition(":")
+    if not sep:
+        return _keys.escape_field(value.strip())
+    from ..digests import normalize_algorithm
+
+    return _keys.escape_field(f"{normalize_algorithm(label)}:{rest.strip()}")
+
+
+def _new_style_extra(cap: Capture) -> dict[str, Any]:
+    extra: dict[str, Any] = {}
+    if cap.length is not None:
+        extra["length"] = cap.length
+    if cap.record_id:
+        extra["id"] = cap.record_id
+    if cap.status is not None:
+        try:
+            extra["status"] = int(cap.status)
+        except ValueError:
+            extra["status"] = cap.status
+    if cap.has_http:
+        mime = cap.http_content_type
+    else:
+        mime = cap.content_type if cap.type != "revisit" else None
+    if mime:
+        mime = mime.split(";", 1)[0].strip().lower()
+        if mime:
+            extra["mime"] = mime
+    if cap.payload_length is not None and cap.type in ("response", "resource", "revisit", "request"):
+        extra["payload_length"] = cap.payload_length
+    if cap.type == "revisit":
+        if cap.profile:
+            extra["profile"] = cap.profile
+        if cap.refers_to_uri:
+            extra["refers_to_uri"] = cap.refers_to_uri
+        if cap.refers_to_date:
+            extra["refers_to_date"] = cap.refers_to_date
+    if cap.refers_to:
+        extra["refers_to"] = cap.refers_to
+    if cap.concurrent_to and cap.type in ("metadata", "conversion", "request", "resource"):
+        extra["concurrent_to"] = list(cap.concurrent_to)
+    if cap.method is not None and (cap.type == "request" or cap.key_suffix):
+        extra["method"] = cap.method
+    if cap.key_suffix and cap.request_body:
+        extra["request_body"] = cap.request_body
+    if cap.truncated:
+        extra["truncated"] = cap.truncated
+    return extra
+
+
+def new_style_entry(cap: Capture, *, unicode_host: bool = False) -> CdxEntry:
+    """The new-style CDX entry of a capture."""
+    url = cap.url
+    key = _keys.new_style_key(url + cap.key_suffix, unicode_host=unicode_host) if url else "-"
+    rtype = ("arc-" + cap.type) if cap.is_arc else cap.type
+    return CdxEntry.build(
+        key,
+        _w3c(cap),
+        _keys.escape_field(url) if url else "-",
+        _new_style_digest(cap),
+        rtype,
+        cap.filename,
+        cap.offset,
+        _new_style_extra(cap),
+    )
+
+
+def _cdxj_line(cap: Capture) -> str:
+    fields: dict[str, str] = {}
+    if cap.url:
+        fields["url"] = _keys.escape_field(cap.url)
+    mime = _pywb_mime(cap)
+    if mime is not None:
+        fields["mime"] = mime
+    if cap.status is not None and cap.type in ("response", "revisit"):
+        fields["status"] = cap.status
+    digest = _pywb_digest(cap)
+    if digest is not None:
+        fields["digest"] = digest
+    if cap.stored_length is not None:
+        fields["length"] = str(cap.stored_length)
+    fields["offset"] = str(cap.offset)
+    fields["filename"] = cap.filename
+    if cap.key_suffix:
+        fields["requestBody"] = cap.request_body or ""
+        if cap.method is not None:
+            fields["method"] = cap.method
+    key = _keys.cdx_key(cap.url + cap.key_suffix) if cap.url else "-"
+    return f"{key} {_ts14(cap)} {json.dumps(fields)}"
+
+
+def _classic_line(cap: Capture, eleven: bool) -> str:
+    key = _keys.cdx_key(cap.url + cap.key_suffix) if cap.url else "-"
+    mime = _pywb_mime(cap)
+    status = cap.status if cap.status is not None and cap.type in ("response", "revisit") else None
+    digest = _pywb_digest(cap)
+    if digest is not None:
+        digest = digest.split(":")[-1]
+    values = [
+        key,
+        _ts14(cap),
+        _keys.escape_field(cap.url) if cap.url else "-",
+        _keys.escape_field(mime) if mime else "-",
+        status or "-",
+        _keys.escape_field(digest) if digest else "-",
+        "-",
+    ]
+    if eleven:
+        values += ["-", str(cap.stored_length) if cap.stored_length is not None else "-"]
+    values += [str(cap.offset), cap.filename]
+    return " ".join(values)
+
+
+def capture_line(cap: Capture, fmt: FormatName, *, unicode_host: bool = False) -> str:
+    """Format a capture as one index line of *fmt* (no newline)."""
+    if fmt == "cdx":
+        return new_style_entry(cap, unicode_host=unicode_host).format()
+    if fmt == "cdxj":
+        return _cdxj_line(cap)
+    return _classic_line(cap, fmt == "cdx11")
+
+
+def index_file(
+    source: str | os.PathLike[str] | IO[bytes],
+    options: IndexOptions | None = None,
+    *,
+    on_warning: Callable[[Issue], None] | None = None,
+) -> Iterator[str]:
+    """Yield the index lines (no header, no newline, file order) of one WARC/ARC file."""
+    opts = options or IndexOptions()
+    fmt = opts.format
+    unicode_host = opts.unicode_host
+    for cap in iter_captures(source, opts, on_warning=on_warning):
+        yield capture_line(cap, fmt, unicode_host=unicode_host)
+
+
+def index(
+    sources: Iterable[str | os.PathLike[str]] | str | os.PathLike[str],
+    *,
+    format: FormatName = "cdx",  # noqa: A002 - mirrors the CLI option
+    types: Collection[str] = DEFAULT_TYPES,
+    post_append: bool = True,
+    unicode_host: bool = False,
+    lenient: bool = False,
+    on_warning: Callable[[Issue], None] | None = None,
+) -> Iterator[str]:
+    """Index WARC/ARC files; yield lines in file order (unsorted, no header).
+
+    Use :func:`warckit.cdx.write_index` for a sorted file with its header, or parse the
+    lines with :class:`~warckit.cdx.CdxEntry` (new-style) and friends.
+
+    Example:
+        >>> for line in index(["crawl.warc.gz"]):  # doctest: +SKIP
+        ...     print(line)
+    """
+    paths = [sources] if isinstance(sources, (str, os.PathLike)) else list(sources)
+    for path in paths:
+        opts = IndexOptions(
+            format=format,
+            types=frozenset(types),
+            post_append=post_append,
+            unicode_host=unicode_host,
+            lenient=lenient,
+        )
+        yield from index_file(path, opts, on_warning=on_warning)
+
+
+def header_for(fmt: FormatName) -> str | None:
+    """The header / legend line of *fmt* (``None`` for CDXJ)."""
+    return header_line(fmt)
