@@ -1,0 +1,321 @@
+"""``warckit check``, the library side: validate a WARC file record by record.
+
+What is checked (each finding is an :class:`~warckit.errors.Issue` with a stable code):
+
+* framing, from the reader in lenient mode: version line, header syntax,
+  Content-Length against the block, the CRLF CRLF trailer, damaged or trailing bytes
+  (``bad-version``, ``bad-content-length``, ``truncated-block``, ``short-trailer``,
+  ``missing-trailer``, ``skipped-garbage``, ``trailing-garbage``, ``truncated-member``…);
+  a damage the lenient reader cannot get past is a ``parse-error``;
+* the rule table of the record's version (:mod:`warckit.validate`): ``missing-field``,
+  ``forbidden-field``, ``repeated-field``, ``bad-syntax``, ``bad-segment-number``,
+  ``missing-content-type``, ``unknown-profile``, ``nonstandard-profile``;
+  records of WARC 0.17/0.18 get ``old-version`` and no field rules;
+* digests: ``block-digest-mismatch``, ``payload-digest-mismatch``, ``unknown-digest-algorithm``,
+  ``bad-digest-value``; for HTTP payloads the report says which convention matched
+  (``warc1.1`` = entity after removing chunked coding, ``legacy`` = bytes as stored);
+* layout: ``multi-record-member`` (a gzip member holding more than one record),
+  ``warcinfo-not-first``, ``duplicate-record-id``;
+* references to records not in the file (``dangling-reference``, a warning):
+  WARC-Concurrent-To, WARC-Refers-To, WARC-Warcinfo-ID, WARC-Segment-Origin-ID.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import validate as _validate
+from .digests import DIGEST_SIZES, Digest, Digester
+from .errors import HeaderParseError, Issue, ParseError
+from .http import find_head_end, parse_http_head
+from .reader import open_archive
+
+__all__ = ["RecordReport", "FileReport", "check_file", "check_files", "FRAMING_ERRORS"]
+
+#: Reader recoveries that are errors in the file (all others are warnings).
+FRAMING_ERRORS = frozenset({
+    "bad-version", "bad-content-length", "truncated-block", "short-trailer", "missing-trailer",
+    "skipped-garbage", "trailing-garbage", "truncated-member", "truncated-head",
+})
+
+_HEAD_CAP = 1 << 20
+
+
+@dataclass
+class RecordReport:
+    """What check found out about one record.
+
+    Attributes:
+        offset: Record offset in the file.
+        type: WARC-Type.
+        record_id: WARC-Record-ID.
+        block_digest: ``"pass"``, ``"fail"``, ``"absent"`` or ``"unchecked"``.
+        payload_digest: ``"warc1.1"``, ``"legacy"`` (both when they coincide: ``"pass"``),
+            ``"fail"``, ``"absent"`` or ``"unchecked"``.
+    """
+
+    offset: int
+    type: str
+    record_id: str | None
+    block_digest: str = "absent"
+    payload_digest: str = "absent"
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"offset": self.offset, "type": self.type, "record_id": self.record_id,
+                "block_digest": self.block_digest, "payload_digest": self.payload_digest}
+
+
+@dataclass
+class FileReport:
+    """Everything check found in one file."""
+
+    path: str
+    format: str | None = None
+    compression: str | None = None
+    records: list[RecordReport] = field(default_factory=list)
+    issues: list[Issue] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        """Number of error findings."""
+        return sum(1 for i in self.issues if i.severity == "error")
+
+    @property
+    def warnings(self) -> int:
+        """Number of warning findings."""
+        return sum(1 for i in self.issues if i.severity == "warning")
+
+    @property
+    def ok(self) -> bool:
+        """No errors (warnings allowed)."""
+        return self.errors == 0
+
+    def codes(self, severity: str | None = None) -> set[str]:
+        """The distinct finding codes (optionally of one severity)."""
+        return {i.code for i in self.issues if severity is None or i.severity == severity}
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "file": self.path, "format": self.format, "compression": self.compression,
+            "ok": self.ok, "errors": self.errors, "warnings": self.warnings,
+            "records": [r.as_dict() for r in self.records],
+            "findings": [
+                {"code": i.code, "severity": i.severity, "message": i.message,
+                 "offset": i.offset, "field": i.field} for i in self.issues
+            ],
+        }
+
+
+class _Dechunk:
+    """Chunked decoder feeding a digester; ``ok`` once the last chunk was seen."""
+
+    def __init__(self, out: Digester) -> None:
+        from .guided import _Dechunker
+
+        self._d = _Dechunker()
+        self._out = out
+
+    def feed(self, data: bytes) -> None:
+        self._d.feed(data, self._out)
+
+    @property
+    def ok(self) -> bool:
+        return not self._d.failed and self._d.state == 4
+
+
+def _digester(d: Digest | None) -> Digester | None:
+    if d is None or d.algorithm not in DIGEST_SIZES:
+        return None
+    return Digester(d.algorithm)
+
+
+def _check_record(rec: Any, report: FileReport, add: Callable[..., None]) -> RecordReport:
+    rr = RecordReport(rec.offset, rec.type, rec.record_id)
+    try:
+        bdig = rec.block_digest
+    except HeaderParseError:
+        bdig = None
+        add("bad-syntax", "error", "WARC-Block-Digest is malformed", rec.offset, "WARC-Block-Digest")
+    try:
+        pdig = rec.payload_digest
+    except HeaderParseError:
+        pdig = None
+        add("bad-syntax", "error", "WARC-Payload-Digest is malformed", rec.offset, "WARC-Payload-Digest")
+    for name, d in (("WARC-Block-Digest", bdig), ("WARC-Payload-Digest", pdig)):
+        if d is not None and d.algorithm not in DIGEST_SIZES:
+            add("unknown-digest-algorithm", "warning", f"cannot verify {name} {d}: unknown algorithm",
+                rec.offset, name)
+        elif d is not None and d.raw is None:
+            add("bad-digest-value", "error", f"{name} {d}: value is neither base32, base16 nor "
+                "base64 of the right length", rec.offset, name)
+    block_d = _digester(bdig) if bdig is not None and bdig.raw is not None else None
+    ct = (rec.content_type or "").lower()
+    http_like = ct.startswith("application/http") and rec.type in ("response", "request", "revisit")
+    want_payload = pdig is not None and pdig.raw is not None and pdig.algorithm in DIGEST_SIZES \
+        and rec.type not in ("revisit", "continuation") and rec.segment_number is None
+    stored_d = _digester(pdig) if want_payload else None
+    entity_d: Digester | None = None
+    dechunk: _Dechunk | None = None
+    head_buf = b""
+    in_payload = not http_like
+    stream = rec.raw_stream()
+    while True:
+        data = stream.read(1 << 20)
+        if not data:
+            break
+        if block_d is not None:
+            block_d.update(data)
+        if stored_d is None:
+            continue
+        if not in_payload:
+            head_buf += data
+            end = find_head_end(head_buf, True)
+            if end < 0:
+                if len(head_buf) > _HEAD_CAP:
+                    in_payload = True
+                    stored_d = None
+                continue
+            in_payload = True
+            try:
+                head = parse_http_head(head_buf[:end], lenient=True)
+                if head.chunked:
+                    entity_d = _digester(pdig)
+                    assert entity_d is not None
+                    dechunk = _Dechunk(entity_d)
+            except ParseError:
+                add("bad-http-head", "warning", "the HTTP head in the block does not parse",
+                    rec.offset)
+            data = head_buf[end:]
+        stored_d.update(data)
+        if dechunk is not None:
+            dechunk.feed(data)
+    if block_d is not None and bdig is not None:
+        rr.block_digest = "pass" if bdig.matches(block_d.raw()) else "fail"
+        if rr.block_digest == "fail":
+            add("block-digest-mismatch", "error",
+                f"WARC-Block-Digest {bdig} does not match the block ({block_d.digest()})",
+                rec.offset, "WARC-Block-Digest")
+    elif bdig is not None:
+        rr.block_digest = "unchecked"
+    if pdig is not None:
+        if stored_d is None:
+            rr.payload_digest = "unchecked"
+        else:
+            assert pdig is not None
+            legacy = pdig.matches(stored_d.raw())
+            entity = dechunk is not None and dechunk.ok and entity_d is not None \
+                and pdig.matches(entity_d.raw())
+            if dechunk is None and legacy:
+                rr.payload_digest = "pass"
+            elif entity:
+                rr.payload_digest = "warc1.1"
+            elif legacy:
+                rr.payload_digest = "legacy"
+            else:
+                rr.payload_digest = "fail"
+                add("payload-digest-mismatch", "error",
+                    f"WARC-Payload-Digest {pdig} matches neither the de-chunked entity nor the "
+                    f"payload as stored ({stored_d.digest()})", rec.offset, "WARC-Payload-Digest")
+    return rr
+
+
+def check_file(path: str | os.PathLike[str], *, verify_digests: bool = True) -> FileReport:
+    """Check one WARC file; never raises for bad content (problems become findings).
+
+    Args:
+        path: The file.
+        verify_digests: Recompute block and payload digests.
+
+    Raises:
+        OSError: the file cannot be opened.
+    """
+    name = os.fspath(path)
+    report = FileReport(name)
+
+    def add(code: str, severity: str, message: str, offset: int | None = None,
+            fld: str | None = None) -> None:
+        report.issues.append(Issue(code, message, severity, offset, name, fld))
+
+    def on_warning(issue: Issue) -> None:
+        sev = "error" if issue.code in FRAMING_ERRORS else "warning"
+        if issue.code.startswith("record head:") or issue.message.startswith("record head:"):
+            sev = "warning"
+        report.issues.append(Issue(issue.code, issue.message, sev, issue.offset, name, issue.field))
+
+    ids: dict[str, int] = {}
+    refs: list[tuple[str, str, int]] = []
+    first = True
+    try:
+        with open_archive(name, lenient=True, on_warning=on_warning) as reader:
+            report.compression = reader.compression
+            for rec in reader:
+                report.format = rec.format
+                if rec.format != "warc":
+                    continue
+                if first and rec.type != "warcinfo":
+                    add("warcinfo-not-first", "warning",
+                        f"the first record is a {rec.type} record, not warcinfo (WARC 1.1 Annex C)",
+                        rec.offset)
+                first = False
+                if not rec.raw_head.startswith(b"WARC/"):
+                    # Quirk: ABNF literals are case-insensitive, so "warc/1.0" is
+                    # grammatical; every writer uses uppercase (SPEC-DIGEST §1.1).
+                    add("lowercase-version", "warning",
+                        f"version line {rec.raw_head[:8]!r} is not uppercase 'WARC/'", rec.offset)
+                if rec.version in ("1.0", "1.1"):
+                    for issue in _validate.validate_headers(rec.headers, rec.version, source=name,
+                                                            offset=rec.offset):
+                        report.issues.append(issue)
+                else:
+                    add("old-version", "warning",
+                        f"WARC/{rec.version} predates ISO 28500; field rules not applied", rec.offset)
+                if reader.compression == "gzip" and rec.length is None:
+                    add("multi-record-member", "error",
+                        "the record does not start its own gzip member (record-at-a-time "
+                        "compression, WARC 1.1 Annex D)", rec.offset)
+                rid = rec.record_id
+                if rid is not None:
+                    if rid in ids:
+                        add("duplicate-record-id", "error",
+                            f"WARC-Record-ID {rid} already used at offset {ids[rid]}", rec.offset,
+                            "WARC-Record-ID")
+                    else:
+                        ids[rid] = rec.offset
+                for fname in ("WARC-Concurrent-To", "WARC-Refers-To", "WARC-Warcinfo-ID",
+                              "WARC-Segment-Origin-ID"):
+                    for value in rec.headers.all(fname):
+                        refs.append((fname, value.strip(), rec.offset))
+                if verify_digests:
+                    report.records.append(_check_record(rec, report, add))
+                else:
+                    report.records.append(RecordReport(rec.offset, rec.type, rid, "unchecked",
+                                                       "unchecked"))
+    except ParseError as exc:
+        add("parse-error", "error", exc.message if hasattr(exc, "message") else str(exc),
+            exc.offset)
+    if report.format == "warc":
+        # Quirk: ClueWeb09 writes WARC-Warcinfo-ID without angle brackets; compare bare.
+        known = {i.strip("<>") for i in ids}
+        for fname, value, offset in refs:
+            if value.strip("<>") not in known:
+                add("dangling-reference", "warning",
+                    f"{fname} {value} names no record in this file", offset, fname)
+    elif report.format is None and not report.issues:
+        add("empty-file", "warning", "the file holds no records")
+    return report
+
+
+def check_files(paths: Iterable[str | os.PathLike[str]], *, verify_digests: bool = True,
+                progress: Callable[[str], None] | None = None) -> list[FileReport]:
+    """Check several files; *progress* is called with each path after it is done."""
+    out = []
+    for p in paths:
+        out.append(check_file(p, verify_digests=verify_digests))
+        if progress is not None:
+            progress(os.fspath(p))
+    return out

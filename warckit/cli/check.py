@@ -1,0 +1,86 @@
+"""``warckit check FILE...``: validate WARC files; exit 1 when any has errors."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from ..check import FileReport, check_file
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register the ``check`` subcommand."""
+    p = subparsers.add_parser(
+        "check",
+        help="validate WARC files (framing, fields, digests, references)",
+        description="Check WARC files record by record: version line, header syntax, "
+        "Content-Length, CRLF CRLF trailer, mandatory/forbidden fields, block and payload "
+        "digests, one record per gzip member, warcinfo first, dangling references. "
+        "Exit status 0 when no file has errors, 1 otherwise.",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--json", action="store_true", help="one JSON object per file (JSON lines)")
+    p.add_argument("-v", "--verbose", action="store_true", help="also list every record")
+    p.add_argument("-q", "--quiet", action="store_true", help="only print files with errors")
+    p.add_argument("--no-digests", action="store_true", help="do not recompute digests")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def _print_human(report: FileReport, verbose: bool, quiet: bool) -> None:
+    if quiet and report.ok:
+        return
+    status = "ok" if report.ok else "ERRORS"
+    print(f"{report.path}: {status} ({len(report.records)} records, {report.errors} errors, "
+          f"{report.warnings} warnings)")
+    by_offset: dict[int | None, list[str]] = {}
+    for issue in report.issues:
+        field = f" [{issue.field}]" if issue.field else ""
+        by_offset.setdefault(issue.offset, []).append(
+            f"{issue.severity}: {issue.code}{field}: {issue.message}")
+    if verbose:
+        for r in report.records:
+            print(f"  offset {r.offset} {r.type} {r.record_id} block-digest={r.block_digest} "
+                  f"payload-digest={r.payload_digest}")
+            for line in by_offset.pop(r.offset, []):
+                print(f"    {line}")
+    for offset, lines in by_offset.items():
+        where = "file" if offset is None else f"offset {offset}"
+        for line in lines:
+            print(f"  {where}: {line}")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check every file; 0 when none has errors, 1 otherwise."""
+    files: list[str] = list(args.files)
+    bar: Any = None
+    if not args.no_progress and not args.json and sys.stderr.isatty() and len(files) > 1:
+        try:
+            from tqdm import tqdm  # optional
+
+            bar = tqdm(total=len(files), unit="file", file=sys.stderr, leave=False)
+        except ImportError:
+            bar = None
+    failed = 0
+    for path in files:
+        report = check_file(path, verify_digests=not args.no_digests)
+        if not report.ok:
+            failed += 1
+        if bar is not None:
+            bar.update(1)
+            bar.clear()
+        if args.json:
+            print(json.dumps(report.as_dict(), ensure_ascii=False))
+        else:
+            _print_human(report, args.verbose, args.quiet)
+        if bar is not None:
+            bar.refresh()
+    if bar is not None:
+        bar.close()
+    if not args.json and len(files) > 1:
+        print(f"{len(files)} files checked, {failed} with errors")
+    return 1 if failed else 0
