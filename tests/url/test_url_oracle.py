@@ -48,7 +48,7 @@ def _check(impl: ModuleType, url: str) -> None:
     expected = _call(surt_oracle.surt, url)
     got = _call(impl.surt_key, url)
     if isinstance(got, BaseException) and not isinstance(got, UrlError):
-        raise AssertionError(f"{url!r}: warckit raised {got!r}")
+        pytest.fail(f"{url!r}: warckit raised {got!r}")
     if got == expected or documented_difference(url, expected, got):
         return
     raise AssertionError(f"{url!r}: surt {expected!r} != warckit {got!r}")
@@ -125,7 +125,7 @@ def test_ia_rule_set_equals_surt_canonicalizer(url: str) -> None:
     expected = _surt_canonical_url(url)
     got = _call(canonicalize, url)
     if isinstance(got, BaseException) and not isinstance(got, UrlError):
-        raise AssertionError(f"{url!r}: warckit raised {got!r}")
+        pytest.fail(f"{url!r}: warckit raised {got!r}")
     if isinstance(expected, BaseException):
         assert isinstance(got, UrlError), (url, expected, got)
     elif "[" in url and isinstance(got, str):
