@@ -333,6 +333,9 @@ def validate_headers(
             if known and rtype in rule.mandatory:
                 add("missing-field", "error", rule.name,
                     f"{rule.name} is mandatory on {rtype} records ({where})")
+            elif not known and rule.mandatory == _ALL:
+                add("missing-field", "error", rule.name,
+                    f"{rule.name} is mandatory on every record ({where})")
             continue
         if known and rtype in rule.forbidden:
             add("forbidden-field", "error", rule.name,
