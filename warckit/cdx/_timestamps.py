@@ -30,7 +30,7 @@ _HIGH_FRACTION = "999999999"
 
 _W3C_RE = re.compile(
     r"^(\d{4})(?:-(\d\d)(?:-(\d\d)(?:T(\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,9}))?)?"
-    r"(?:Z|[+-]\d\d:\d\d))?)?)?$"
+    r"(?:Z|[+-]\d\d:\d\d)?)?)?)?$"
 )
 _SEPARATORS = str.maketrans("", "", "-T:Z.")
 

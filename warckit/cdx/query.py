@@ -1,0 +1,300 @@
+"""Look URLs up in sorted indexes by binary search (plain sorted files and ZipNum).
+
+Match types, for a URL whose key is ``K`` (SURT in the index's style):
+
+``exact``
+    lines whose key is ``K``;
+``prefix``
+    keys starting with ``K`` (SURT removes a trailing ``/``, so ``/foo/`` also finds
+    ``/foobar``, as in pywb);
+``host``
+    keys of the same host (``com,example)`` …, or ``com,example,www,)`` in new-style);
+``domain``
+    the host and all its subdomains: new-style keys starting with ``com,example,``;
+    classic keys starting with ``com,example)`` or ``com,example,``.
+
+Ports are part of the host: ``example.com:8080`` is not ``example.com``.
+Time filters (``from_``, ``to``, ``closest``) accept 14-digit timestamps of any length
+(``2014``, ``20140103``) and W3C forms (``2014-01-03T03:03:21.5Z``); bounds are inclusive
+at their own precision. Results come in index order (key, then timestamp, bytewise),
+merged over all indexes; with ``closest`` they come nearest first.
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import islice
+from typing import IO, Any, Literal
+
+from ..errors import UsageError
+from . import _keys
+from ._bisect import bisect_left_line
+from ._timestamps import lower_bound, record_key, seconds_of, upper_bound
+from .formats import (
+    AnyEntry,
+    CdxEntry,
+    CdxjEntry,
+    ClassicCdxEntry,
+    FormatName,
+    detect_format,
+    parse_line,
+)
+from .sort import is_header
+from .zipnum import ZipNumIndex
+
+__all__ = ["MATCH_TYPES", "Index", "MatchType", "Query", "entry_to_dict", "open_index", "query"]
+
+MatchType = Literal["exact", "prefix", "host", "domain"]
+MATCH_TYPES: tuple[MatchType, ...] = ("exact", "prefix", "host", "domain")
+
+
+class Index:
+    """A sorted index that can be range-scanned: a plain file or a ZipNum ``.idx``.
+
+    Args:
+        path: Sorted index file (any format), or the ``.idx`` of a ZipNum index.
+        format: The index format; detected from the first line when omitted.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], format: FormatName | None = None) -> None:  # noqa: A002
+        self.path = os.fspath(path)
+        self.zipnum: ZipNumIndex | None = None
+        if self.path.endswith((".idx", ".summary")):
+            self.zipnum = ZipNumIndex(self.path)
+            first = self.zipnum.first_line()
+        else:
+            with open(self.path, "rb") as fh:
+                first = fh.readline()
+        if format is None:
+            format = detect_format(first.decode("utf-8", "replace")) if first.strip() else "cdx"
+        self.format: FormatName = format
+        #: SURT style of the keys: new-style for warckit's CDX, IA style for the others.
+        self.key_style = "new-style" if format == "cdx" else "cdx"
+
+    def key_of(self, url: str) -> str:
+        """The key *url* has in this index."""
+        if self.key_style == "new-style":
+            return _keys.new_style_key(url)
+        return _keys.cdx_key(url)
+
+    def iter_prefix(self, prefix: bytes) -> Iterator[bytes]:
+        """Lines starting with *prefix*, in order (header lines skipped)."""
+        if self.zipnum is not None:
+            source: Iterable[bytes] = self.zipnum.iter_from(prefix)
+            for line in source:
+                if not line.startswith(prefix):
+                    return
+                if not is_header(line):
+                    yield line
+            return
+        with open(self.path, "rb") as fh:
+            yield from _scan_file(fh, prefix)
+
+    def iter_all(self) -> Iterator[bytes]:
+        """Every line in order (header lines skipped)."""
+        return self.iter_prefix(b"")
+
+
+def _scan_file(fh: IO[bytes], prefix: bytes) -> Iterator[bytes]:
+    fh.seek(bisect_left_line(fh, prefix))
+    for line in fh:
+        if not line.startswith(prefix):
+            return
+        if not is_header(line):
+            yield line
+
+
+def open_index(path: str | os.PathLike[str] | Index) -> Index:
+    """An :class:`Index` for *path* (returned as is when it already is one)."""
+    return path if isinstance(path, Index) else Index(path)
+
+
+def _host_part(key: str) -> str | None:
+    end = key.find(")")
+    return key[:end] if end >= 0 else None
+
+
+def key_prefixes(key: str, match: MatchType, key_style: str) -> list[str]:
+    """The line prefixes that select *match* for a URL of key *key* (sorted)."""
+    if match == "exact":
+        return [key + " "]
+    if match == "prefix":
+        return [key]
+    host = _host_part(key)
+    if host is None:  # not a SURT (dns:, urn:, filedesc…): fall back to the key prefix
+        return [key]
+    if match == "host":
+        return [host + ")"]
+    if match == "domain":
+        if key_style == "new-style":
+            return [host]  # host ends with "," already: com,example,
+        return sorted({host + ")", host + ","})
+    raise UsageError(f"unknown match type {match!r}; choose one of {', '.join(MATCH_TYPES)}")
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """A lookup: URL, match type and filters (see :func:`query`)."""
+
+    url: str
+    match: MatchType = "exact"
+    from_: str | None = None
+    to: str | None = None
+    closest: str | None = None
+    type: str | None = None
+    status: str | None = None
+    limit: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.match not in MATCH_TYPES:
+            raise UsageError(f"unknown match type {self.match!r}; choose one of {', '.join(MATCH_TYPES)}")
+        for name in ("from_", "to", "closest"):
+            value = getattr(self, name)
+            if value is not None:
+                try:
+                    lower_bound(value)
+                except ValueError:
+                    raise UsageError(f"bad timestamp for {name.rstrip('_')}: {value!r}") from None
+        if self.limit is not None and self.limit < 0:
+            raise UsageError("limit must not be negative")
+
+
+def _entry_type(entry: AnyEntry) -> str:
+    return entry.record_type
+
+
+def _matches_filters(entry: AnyEntry, q: Query, low: str | None, high: str | None) -> bool:
+    if low is not None or high is not None:
+        ts = record_key(entry.timestamp)
+        if low is not None and ts < low:
+            return False
+        if high is not None and ts > high:
+            return False
+    if q.type is not None:
+        wanted = q.type.lower()
+        if wanted not in (_entry_type(entry), getattr(entry, "type", None)):
+            return False
+    if q.status is not None and entry.status != q.status:
+        return False
+    return True
+
+
+def _run(index: Index, q: Query, low: str | None, high: str | None) -> Iterator[tuple[bytes, AnyEntry]]:
+    key = index.key_of(q.url)
+    prefixes = key_prefixes(key, q.match, index.key_style)
+    streams = [index.iter_prefix(p.encode("utf-8")) for p in prefixes]
+    lines = streams[0] if len(streams) == 1 else heapq.merge(*streams)
+    fmt = index.format
+    for line in lines:
+        entry = parse_line(line.decode("utf-8", "replace"), fmt)
+        if _matches_filters(entry, q, low, high):
+            yield line, entry
+
+
+def query(
+    indexes: Sequence[str | os.PathLike[str] | Index] | str | os.PathLike[str] | Index,
+    url: str,
+    *,
+    match: MatchType = "exact",
+    from_: str | None = None,
+    to: str | None = None,
+    closest: str | None = None,
+    type: str | None = None,  # noqa: A002 - mirrors the CLI option
+    status: str | int | None = None,
+    limit: int | None = None,
+) -> list[AnyEntry]:
+    """Look *url* up in one or more sorted indexes (plain files or ZipNum ``.idx``).
+
+    Args:
+        indexes: Index paths (or :class:`Index` objects); results are merged.
+        url: The URL to look up (made into a key in each index's SURT style).
+        match: ``exact``, ``prefix``, ``host`` or ``domain``.
+        from_: Earliest timestamp (inclusive, any precision).
+        to: Latest timestamp (inclusive at its precision: ``2014`` is all of 2014).
+        closest: Sort by distance to this timestamp, nearest first.
+        type: Only this record type (``response``, ``revisit`` …).
+        status: Only this HTTP status.
+        limit: At most this many results.
+
+    Returns:
+        Parsed entries (:class:`CdxEntry`, :class:`CdxjEntry` or :class:`ClassicCdxEntry`).
+
+    Raises:
+        UsageError: Bad match type, timestamp or limit.
+
+    Example:
+        >>> query(["index.cdx"], "http://example.com/", match="prefix", from_="2014")  # doctest: +SKIP
+    """
+    q = Query(
+        url, match, from_, to, closest, type, None if status is None else str(status), limit
+    )
+    return list(run_query(indexes, q))
+
+
+def run_query(
+    indexes: Sequence[str | os.PathLike[str] | Index] | str | os.PathLike[str] | Index,
+    q: Query,
+) -> Iterator[AnyEntry]:
+    """Run a :class:`Query`; yields entries lazily (except with ``closest``)."""
+    if isinstance(indexes, (str, os.PathLike, Index)):
+        indexes = [indexes]
+    opened = [open_index(i) for i in indexes]
+    low = lower_bound(q.from_) if q.from_ is not None else None
+    high = upper_bound(q.to) if q.to is not None else None
+    runs = [_run(index, q, low, high) for index in opened]
+    merged: Iterator[tuple[bytes, AnyEntry]] = (
+        runs[0] if len(runs) == 1 else heapq.merge(*runs, key=lambda pair: pair[0])
+    )
+    if q.closest is not None:
+        target = seconds_of(lower_bound(q.closest))
+
+        def distance(pair: tuple[bytes, AnyEntry]) -> tuple[float, bytes]:
+            ts = record_key(pair[1].timestamp)
+            return (abs(seconds_of(ts) - target) if ts else float("inf"), pair[0])
+
+        ordered = sorted(merged, key=distance)
+        merged = iter(ordered)
+    entries = (entry for _, entry in merged)
+    if q.limit is not None:
+        return islice(entries, q.limit)
+    return entries
+
+
+_CLASSIC_NAMES = {
+    "N": "urlkey",
+    "b": "timestamp",
+    "a": "url",
+    "m": "mime",
+    "s": "status",
+    "k": "digest",
+    "r": "redirect",
+    "M": "robotflags",
+    "S": "length",
+    "V": "offset",
+    "g": "filename",
+}
+
+
+def entry_to_dict(entry: AnyEntry) -> dict[str, Any]:
+    """A JSON-ready dict of an entry (the ``--json`` output of ``warckit query``)."""
+    if isinstance(entry, CdxEntry):
+        out: dict[str, Any] = {
+            "urlkey": entry.urlkey,
+            "timestamp": entry.timestamp,
+            "url": entry.url,
+            "digest": entry.digest,
+            "type": entry.type,
+            "filename": entry.filename,
+            "offset": entry.offset,
+        }
+        out.update(entry.extra)
+        return out
+    if isinstance(entry, CdxjEntry):
+        out = {"urlkey": entry.urlkey, "timestamp": entry.timestamp}
+        out.update(entry.fields)
+        return out
+    assert isinstance(entry, ClassicCdxEntry)
+    return {_CLASSIC_NAMES.get(k, k): v for k, v in zip(entry.letters, entry.values)}

@@ -1,0 +1,183 @@
+"""ZipNum sharded indexes (pywb / Common Crawl): gzip blocks of N lines, ``.idx`` and ``.loc``.
+
+A ZipNum index is
+
+* one or more *shards*: files of independent gzip members, each holding *N* sorted lines;
+* an ``.idx`` summary, one tab-separated line per block, itself sorted:
+  ``<urlkey> <timestamp>\\t<part>\\t<offset>\\t<length>\\t<block number>`` where the key is the
+  first two fields of the block's first line;
+* a ``.loc`` file mapping each part name to its path(s): ``<part>\\t<path>[\\t<path>…]``
+  (relative paths are relative to the ``.loc`` file).
+
+:func:`write_zipnum` writes all three from sorted lines; pywb's ``ZipNumIndexSource`` reads
+them. Unlike pywb's own sample, every block written here ends with a newline, so a
+whole-stream ``zcat`` of a shard gives valid lines too. :class:`ZipNumIndex` reads both.
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from ..errors import ParseError
+from ._bisect import bisect_left_line, previous_line_start
+from .sort import is_header
+
+__all__ = ["DEFAULT_BLOCK_LINES", "ZipNumIndex", "write_zipnum"]
+
+#: Lines per gzip block (pywb / webarchive-commons default).
+DEFAULT_BLOCK_LINES = 3000
+
+
+@dataclass(frozen=True, slots=True)
+class ZipNumPaths:
+    """The three files of a ZipNum index."""
+
+    shard: str
+    idx: str
+    loc: str
+
+
+def _compress(data: bytes) -> bytes:
+    comp = zlib.compressobj(6, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    return comp.compress(data) + comp.flush()
+
+
+def write_zipnum(
+    lines: Iterable[bytes | str],
+    base: str | os.PathLike[str],
+    *,
+    block_lines: int = DEFAULT_BLOCK_LINES,
+    part: str | None = None,
+) -> ZipNumPaths:
+    """Write sorted index lines as a single-shard ZipNum index.
+
+    Args:
+        lines: Sorted index lines (any format; header / legend lines are dropped).
+        base: Path without extension; writes ``base.cdx.gz``, ``base.idx``, ``base.loc``.
+        block_lines: Lines per gzip block.
+        part: Part name in ``.idx`` and ``.loc`` (default: the shard's base name).
+
+    Returns:
+        The paths written.
+
+    Raises:
+        ValueError: *block_lines* is not positive.
+        ParseError: The lines are not sorted.
+    """
+    if block_lines < 1:
+        raise ValueError("block_lines must be positive")
+    base_s = os.fspath(base)
+    paths = ZipNumPaths(base_s + ".cdx.gz", base_s + ".idx", base_s + ".loc")
+    part_name = part or os.path.basename(base_s)
+    offset = 0
+    number = 0
+    block: list[bytes] = []
+    last: bytes = b""
+
+    def flush(shard: object, idx: object) -> None:
+        nonlocal offset, number, block
+        data = b"".join(block)
+        comp = _compress(data)
+        shard.write(comp)  # type: ignore[attr-defined]
+        first = block[0]
+        key = b" ".join(first.split(b" ", 2)[:2]).rstrip(b"\n")
+        number += 1
+        idx.write(  # type: ignore[attr-defined]
+            key + b"\t%s\t%d\t%d\t%d\n" % (part_name.encode("utf-8"), offset, len(comp), number)
+        )
+        offset += len(comp)
+        block = []
+
+    with open(paths.shard, "wb") as shard, open(paths.idx, "wb") as idx:
+        for raw in lines:
+            line = raw.encode("utf-8") if isinstance(raw, str) else raw
+            if not line.endswith(b"\n"):
+                line += b"\n"
+            if is_header(line):
+                continue
+            if line < last:
+                raise ParseError(f"ZipNum input is not sorted at {line[:200]!r}")
+            last = line
+            block.append(line)
+            if len(block) >= block_lines:
+                flush(shard, idx)
+        if block:
+            flush(shard, idx)
+    with open(paths.loc, "w", encoding="utf-8") as loc:
+        loc.write(f"{part_name}\t{os.path.basename(paths.shard)}\n")
+    return paths
+
+
+class ZipNumIndex:
+    """Read a ZipNum index: range scans by key prefix, without reading unrelated blocks.
+
+    Args:
+        idx_path: The ``.idx`` (or ``.summary``) file.
+        loc_path: The ``.loc`` file (default: *idx_path* with ``.loc``).
+    """
+
+    def __init__(self, idx_path: str | os.PathLike[str], loc_path: str | os.PathLike[str] | None = None) -> None:
+        self.idx_path = os.fspath(idx_path)
+        self.loc_path = os.fspath(loc_path) if loc_path else os.path.splitext(self.idx_path)[0] + ".loc"
+        self.locations = self._load_loc()
+
+    def _load_loc(self) -> dict[str, str]:
+        """Part name → first existing path (pywb tries each path in turn)."""
+        base = os.path.dirname(self.loc_path)
+        found: dict[str, str] = {}
+        with open(self.loc_path, encoding="utf-8") as fh:
+            for line in fh:
+                parts = line.rstrip("\r\n").split("\t")
+                if len(parts) < 2 or not parts[0]:
+                    continue
+                for candidate in parts[1:]:
+                    path = candidate if "://" in candidate else os.path.join(base, candidate)
+                    if os.path.isfile(path):
+                        found[parts[0]] = path
+                        break
+        return found
+
+    def _block_lines(self, part: str, offset: int, length: int) -> list[bytes]:
+        path = self.locations.get(part)
+        if path is None:
+            raise ParseError(f"{self.idx_path}: no location for part {part!r} in {self.loc_path}")
+        with open(path, "rb") as fh:
+            fh.seek(offset)
+            data = fh.read(length)
+        try:
+            text = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data)
+        except zlib.error as exc:
+            raise ParseError(f"{path}: bad gzip block at offset {offset}: {exc}") from None
+        lines = text.split(b"\n")
+        if lines and not lines[-1]:
+            lines.pop()
+        return [line + b"\n" for line in lines]
+
+    def iter_from(self, target: bytes) -> Iterator[bytes]:
+        """Lines ``>= target`` in order, starting in the block that may hold *target*."""
+        with open(self.idx_path, "rb") as idx:
+            pos = bisect_left_line(idx, target)
+            if pos > 0:
+                pos = previous_line_start(idx, pos)
+            idx.seek(pos)
+            for entry in idx:
+                fields = entry.rstrip(b"\r\n").split(b"\t")
+                if len(fields) < 4:
+                    raise ParseError(f"{self.idx_path}: bad .idx line {entry[:200]!r}")
+                try:
+                    part = fields[1].decode("utf-8")
+                    offset, length = int(fields[2]), int(fields[3])
+                except (UnicodeDecodeError, ValueError):
+                    raise ParseError(f"{self.idx_path}: bad .idx line {entry[:200]!r}") from None
+                for line in self._block_lines(part, offset, length):
+                    if line >= target:
+                        yield line
+
+    def first_line(self) -> bytes:
+        """The first index line (used to detect the format); ``b""`` when empty."""
+        for line in self.iter_from(b""):
+            return line
+        return b""

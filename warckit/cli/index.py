@@ -1,0 +1,100 @@
+"""``warckit index``: index WARC/ARC files as new-style CDX, CDXJ, CDX-11 or CDX-9."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from ..cdx.build import write_index
+from ..cdx.formats import FORMATS
+from ..cdx.indexer import ALL_TYPES, DEFAULT_TYPES, IndexOptions
+from ..cdx.zipnum import DEFAULT_BLOCK_LINES, write_zipnum
+from ..errors import Issue, UsageError
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register ``index``."""
+    p = subparsers.add_parser(
+        "index",
+        help="index WARC/ARC files (new-style CDX, CDXJ, CDX-11, CDX-9)",
+        description=(
+            "Index WARC/ARC files. Default output: the new-style CDX (SURT key, W3C "
+            "timestamp, URL, digest, type, file, offset, JSON), unsorted unless --sort."
+        ),
+    )
+    p.add_argument("files", nargs="+", metavar="FILE", help="WARC or ARC files (any compression)")
+    p.add_argument("-f", "--format", choices=FORMATS, default="cdx",
+                   help="cdx (new-style, default), cdxj (pywb), cdx11, cdx9")
+    p.add_argument("-s", "--sort", action="store_true", help="sort bytewise (bounded memory)")
+    p.add_argument("-o", "--output", metavar="OUT", help="output file (default: stdout)")
+    p.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+                   help="index N files at once in worker processes")
+    p.add_argument("-t", "--types", metavar="T,T",
+                   help="record types to index (default: " + ",".join(sorted(DEFAULT_TYPES))
+                   + "; 'all' for every type)")
+    p.add_argument("--no-post-append", action="store_true",
+                   help="do not append POST/PUT request bodies to the key")
+    p.add_argument("--unicode-hosts", action="store_true",
+                   help="new-style keys with IDN hosts in Unicode instead of punycode")
+    p.add_argument("--lenient", action="store_true",
+                   help="read damaged files leniently (recoveries reported on stderr)")
+    p.add_argument("--no-header", action="store_true", help="omit the header / legend line")
+    p.add_argument("--zipnum", metavar="BASE",
+                   help="write a ZipNum index BASE.cdx.gz + BASE.idx + BASE.loc (implies --sort)")
+    p.add_argument("--block-lines", type=int, default=DEFAULT_BLOCK_LINES,
+                   help="lines per ZipNum block (default %(default)s)")
+    p.add_argument("--max-memory", type=int, default=64, metavar="MB",
+                   help="memory budget of the sort in MiB (default %(default)s)")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar (default: on a terminal, when tqdm is installed)")
+    p.set_defaults(func=run)
+
+
+def _types(text: str | None) -> frozenset[str]:
+    if not text:
+        return DEFAULT_TYPES
+    if text.strip().lower() == "all":
+        return ALL_TYPES
+    return frozenset(t.strip().lower() for t in text.split(",") if t.strip())
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``warckit index``."""
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    options = IndexOptions(
+        format=args.format,
+        types=_types(args.types),
+        post_append=not args.no_post_append,
+        unicode_host=args.unicode_hosts,
+        lenient=args.lenient,
+    )
+
+    def warn(issue: Issue) -> None:
+        print(f"warckit index: {issue}", file=sys.stderr)
+
+    max_memory = max(1, args.max_memory) * 1024 * 1024
+    if args.zipnum:
+        import tempfile
+
+        with tempfile.TemporaryFile() as tmp:
+            write_index(args.files, tmp, options, sort=True, jobs=args.jobs, header=False,
+                        max_memory=max_memory, progress=args.progress, on_warning=warn)
+            tmp.seek(0)
+            write_zipnum(tmp, args.zipnum, block_lines=args.block_lines)
+        return 0
+    if args.output and args.output != "-":
+        with open(args.output + ".tmp", "wb") as out:
+            write_index(args.files, out, options, sort=args.sort, jobs=args.jobs,
+                        header=not args.no_header, max_memory=max_memory,
+                        progress=args.progress, on_warning=warn)
+        os.replace(args.output + ".tmp", args.output)
+        return 0
+    sys.stdout.flush()
+    write_index(args.files, sys.stdout.buffer, options, sort=args.sort, jobs=args.jobs,
+                header=not args.no_header, max_memory=max_memory, progress=args.progress,
+                on_warning=warn)
+    sys.stdout.buffer.flush()
+    return 0

@@ -1,0 +1,46 @@
+"""``warckit merge``: merge sorted indexes (one format) into one sorted index."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from ..cdx.sort import merge_files
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register ``merge``."""
+    p = subparsers.add_parser(
+        "merge",
+        help="merge sorted CDX/CDXJ indexes",
+        description="Merge sorted indexes of one format; the output keeps one header line.",
+    )
+    p.add_argument("indexes", nargs="+", metavar="INDEX")
+    p.add_argument("-o", "--output", metavar="OUT", help="output file (default: stdout)")
+    p.add_argument("-u", "--unique", action="store_true", help="drop duplicate lines")
+    p.add_argument("--unsorted", action="store_true",
+                   help="inputs are not sorted: sort them (bounded memory) while merging")
+    p.add_argument("--max-memory", type=int, default=64, metavar="MB",
+                   help="memory budget of the sort in MiB (default %(default)s)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``warckit merge``."""
+    kwargs: dict[str, Any] = {
+        "unique": args.unique,
+        "presorted": not args.unsorted,
+        "max_memory": max(1, args.max_memory) * 1024 * 1024,
+    }
+    if args.output and args.output != "-":
+        tmp = args.output + ".tmp"
+        with open(tmp, "wb") as out:
+            merge_files(args.indexes, out, **kwargs)
+        os.replace(tmp, args.output)
+        return 0
+    sys.stdout.flush()
+    merge_files(args.indexes, sys.stdout.buffer, **kwargs)
+    sys.stdout.buffer.flush()
+    return 0
