@@ -45,7 +45,8 @@ __all__ = [
     "unescape_repeatedly",
 ]
 
-cdef dict _REVERSED = {}          # (flags, raw host) -> reversed canonical host | UrlError
+# one dict per flag combination: raw host -> reversed canonical host | UrlError
+cdef list _REVERSED = [{} for _ in range(16)]
 cdef Py_ssize_t _REVERSED_MAX = 8192
 cdef const char* _HEXDIGITS = b"0123456789abcdef"
 cdef bint _SAFE[256]
@@ -244,17 +245,17 @@ cdef object _host_surt(bytes host, bint strip_www, bint reverse_ipaddr, bint idn
                        bint strict):
     """Reversed canonical host (b'' when the canonical host is empty); cached."""
     cdef int flags = strip_www | (reverse_ipaddr << 1) | (idna2008 << 2) | (strict << 3)
-    key = (flags, host)
-    cached = _REVERSED.get(key)
+    cdef dict cache = <dict>_REVERSED[flags]
+    cached = cache.get(host)
     if cached is None:
         try:
             canon = canonical_host(host, strip_www, idna2008, strict)
             cached = reverse_host(canon, reverse_ipaddr) if canon else b""
         except UrlError as exc:
             cached = exc
-        if len(_REVERSED) >= _REVERSED_MAX:
-            _REVERSED.clear()
-        _REVERSED[key] = cached
+        if len(cache) >= _REVERSED_MAX:
+            cache.clear()
+        cache[host] = cached
     if type(cached) is not bytes:
         raise UrlError(*cached.args)
     return cached
@@ -461,12 +462,20 @@ def surt_key(url, trailing_comma=False, with_scheme=False, strip_www=True,
         port = 0
 
     cap = 3 * (plen + qlen) + 16
-    buf = <unsigned char*>PyMem_Malloc(3 * cap + PyBytes_GET_SIZE(revhost) + colon + 32)
-    seg = <Py_ssize_t*>PyMem_Malloc(sizeof(Py_ssize_t) * 2 * (plen + 2))
-    if buf == NULL or seg == NULL:
-        PyMem_Free(buf)
-        PyMem_Free(seg)
-        raise MemoryError()
+    cdef Py_ssize_t need = 3 * cap + PyBytes_GET_SIZE(revhost) + colon + 32
+    cdef unsigned char stackbuf[6144]
+    cdef Py_ssize_t stackseg[512]
+    cdef bint heap = need > 6144 or plen + 2 > 256
+    if heap:
+        buf = <unsigned char*>PyMem_Malloc(need)
+        seg = <Py_ssize_t*>PyMem_Malloc(sizeof(Py_ssize_t) * 2 * (plen + 2))
+        if buf == NULL or seg == NULL:
+            PyMem_Free(buf)
+            PyMem_Free(seg)
+            raise MemoryError()
+    else:
+        buf = stackbuf
+        seg = stackseg
     try:
         tmp = buf + cap
         out = buf + 2 * cap
@@ -549,5 +558,6 @@ def surt_key(url, trailing_comma=False, with_scheme=False, strip_www=True,
                     k += qlen
         return PyUnicode_DecodeASCII(<const char*>out, k, NULL)
     finally:
-        PyMem_Free(buf)
-        PyMem_Free(seg)
+        if heap:
+            PyMem_Free(buf)
+            PyMem_Free(seg)

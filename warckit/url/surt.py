@@ -166,6 +166,10 @@ def surt(
         'http://(com,example,www,:8080@user:pw)/a#top'
     """
     if style == "cdx":
+        if strip_www is None and idna is None:
+            # the indexing hot path: straight into the compiled twin
+            key: str = _impl.surt_key(url)
+            return key
         return surt_key(
             url,
             strip_www=True if strip_www is None else strip_www,
