@@ -187,6 +187,10 @@ class RollingFile:
         if self._f is None:
             self.open_new()
         offset, length = self._write(record)
+        # Hand every finished record to the OS at once: a crash (even SIGKILL) then
+        # leaves only whole records in the .open file.
+        assert self._f is not None
+        self._f.flush()
         self.records += 1
         assert self.filename is not None
         return self.filename, offset, length
