@@ -31,12 +31,15 @@ __all__ = [
 _surt_key: Callable[..., str] = _load_speedup("surt").surt_key
 
 _url_surt: Callable[..., str] | None
+_surt_to_unicode: Callable[[str], str] | None
 try:  # the public URL layer, when it is part of this build
     from ..url import surt as _url_surt_impl
+    from ..url import surt_to_unicode as _surt_to_unicode
 
     _url_surt = _url_surt_impl
 except ImportError:  # pragma: no cover - depends on the build
     _url_surt = None
+    _surt_to_unicode = None
 
 #: Bytes of a request body that become part of the key (pywb / cdxj-indexer limit).
 MAX_QUERY_LENGTH = 4096
@@ -85,7 +88,12 @@ def new_style_key(url: str, *, unicode_host: bool = False) -> str:
         else:
             key = _surt_key(url, trailing_comma=True, strip_www=False)
     except (WarckitError, ValueError, TypeError):
-        return escape_field(url)
+        # A host that cannot be a DNS name: the key surt itself would make (IDNA 2003,
+        # percent-encoded host) still sorts with its neighbours.
+        try:
+            key = _surt_key(url, trailing_comma=True, strip_www=False)
+        except (WarckitError, ValueError, TypeError):
+            return escape_field(url)
     if unicode_host and "xn--" in key:
         key = host_unicode(key)
     return escape_field(key)
@@ -93,6 +101,11 @@ def new_style_key(url: str, *, unicode_host: bool = False) -> str:
 
 def host_unicode(key: str) -> str:
     """Turn the punycode labels in the host part of a SURT key back into Unicode."""
+    if _surt_to_unicode is not None:
+        try:
+            return str(_surt_to_unicode(key))
+        except (WarckitError, ValueError):
+            pass
     end = key.find(")")
     if end < 0:
         return key

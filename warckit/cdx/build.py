@@ -52,7 +52,7 @@ class _Progress:
         if not enabled:
             return
         try:
-            from tqdm import tqdm  # optional dependency (extra "progress")
+            from tqdm import tqdm  # type: ignore[import-untyped,unused-ignore]  # optional extra
         except ImportError:
             return
         total = 0
