@@ -299,8 +299,6 @@ def surt_key(url, trailing_comma=False, with_scheme=False, strip_www=True,
         raise TypeError(f"url must be str, not {type(url).__name__}")
     if len(<str>url) == 0:
         return "-"
-    if (<str>url).startswith("filedesc"):
-        return url
     if len(<str>url) > MAX_URL_LENGTH:
         raise UrlError(f"URL too long ({len(url)} characters, limit {MAX_URL_LENGTH})")
     try:
@@ -311,6 +309,8 @@ def surt_key(url, trailing_comma=False, with_scheme=False, strip_www=True,
     if n > MAX_URL_LENGTH:
         raise UrlError(f"URL too long ({n} bytes, limit {MAX_URL_LENGTH})")
     p = <const unsigned char*>PyBytes_AS_STRING(data)
+    if (<str>url).startswith("filedesc"):
+        return url
 
     # strip ASCII whitespace, drop \t \n \r anywhere
     start = 0

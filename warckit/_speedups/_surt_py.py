@@ -440,9 +440,10 @@ def surt_key(
         raise TypeError(f"url must be str, not {type(url).__name__}")
     if not url:
         return "-"
+    data = _encode(url)
     if url.startswith("filedesc"):
         return url
-    data = _encode(url).strip()
+    data = data.strip()
     if b"\t" in data or b"\n" in data or b"\r" in data:
         data = data.translate(None, b"\t\n\r")
     if not data:
