@@ -207,7 +207,7 @@ def _refs(refs: RecordRef | Sequence[RecordRef] | None) -> list[str]:
         return []
     if isinstance(refs, (WrittenRecord, str)) or hasattr(refs, "record_id"):
         return [_ref_id(refs)]
-    return [_ref_id(r) for r in refs]  # type: ignore[union-attr]
+    return [_ref_id(r) for r in refs]
 
 
 def _known_length(body: Body) -> int | None:
@@ -336,11 +336,15 @@ class WarcWriter:
         return [(k, v) for k, v in defaults if k.lower() not in given] + items
 
     def _add_series(self, name: str, encoder: RecordEncoder, common: dict[str, Any]) -> None:
-        series = _Series(name, encoder, None)  # type: ignore[arg-type]
-        series.rolling = RollingFile(
-            self.directory, ext=file_suffix(encoder.compression), preamble=encoder.preamble(),
-            on_open=lambda filename, s=series: self._open_file(s, filename), **common,
-        )
+        holder: list[_Series] = []
+
+        def on_open(filename: str) -> EncodedRecord:
+            return self._open_file(holder[0], filename)
+
+        rolling = RollingFile(self.directory, ext=file_suffix(encoder.compression),
+                              preamble=encoder.preamble(), on_open=on_open, **common)
+        series = _Series(name, encoder, rolling)
+        holder.append(series)
         self._series[name] = series
 
     @property
@@ -590,17 +594,14 @@ class WarcWriter:
                     got += len(piece)
                 done += got
                 bd = str(d.digest())
-                if number == 1:
-                    def encode(wid: str | None, bd: str = bd, got: int = got,
-                               sink: BlockSink = sink) -> EncodedRecord:
-                        return series.encoder.encode(
-                            head_bytes(self.version, build(wid, bd, pd_text, got, 1)), sink)
-                else:
-                    cid = self.new_record_id()
-                    last = done >= total
+                cid = self.new_record_id()
+                last = done >= total
 
-                    def encode(wid: str | None, bd: str = bd, got: int = got, sink: BlockSink = sink,
-                               cid: str = cid, number: int = number, last: bool = last) -> EncodedRecord:
+                def encode(wid: str | None, bd: str = bd, got: int = got, sink: BlockSink = sink,
+                           cid: str = cid, number: int = number, last: bool = last) -> EncodedRecord:
+                        if number == 1:
+                            return series.encoder.encode(
+                                head_bytes(self.version, build(wid, bd, pd_text, got, 1)), sink)
                         h: list[tuple[str, str]] = [
                             ("WARC-Type", "continuation"), ("WARC-Record-ID", cid),
                             ("WARC-Date", wdate)]

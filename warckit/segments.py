@@ -122,12 +122,12 @@ class _ChainStream(io.RawIOBase):
 
     def read(self, size: int | None = -1) -> bytes:
         if size is None or size < 0:
-            parts = []
+            parts: list[bytes] = []
             while True:
-                data = self.read(1 << 20)
-                if not data:
+                piece = self.read(1 << 20)
+                if not piece:
                     return b"".join(parts)
-                parts.append(data)
+                parts.append(piece)
         while True:
             if self._current is None:
                 if not self._segments:

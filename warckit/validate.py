@@ -352,15 +352,15 @@ def validate_headers(
         return tuple(issues)
     # Conditional rules.
     if rtype == "revisit":
-        name = profile_name(headers.first("WARC-Profile"))
-        if headers.first("WARC-Profile") is not None and name is None:
+        pname = profile_name(headers.first("WARC-Profile"))
+        if headers.first("WARC-Profile") is not None and pname is None:
             add("unknown-profile", "warning", "WARC-Profile",
                 "unrecognised revisit profile; readers shall not interpret the record (§6.7)")
         profile = (headers.first("WARC-Profile") or "").strip().strip("<>").rstrip("/")
-        if name is not None and not profile.endswith("/revisit/" + name):
+        if pname is not None and not profile.endswith("/revisit/" + pname):
             add("nonstandard-profile", "warning", "WARC-Profile",
-                f"profile URI is not the WARC 1.0/1.1 {name} URI; matched on its suffix")
-        if name == "identical-payload-digest" and headers.first("WARC-Payload-Digest") is None:
+                f"profile URI is not the WARC 1.0/1.1 {pname} URI; matched on its suffix")
+        if pname == "identical-payload-digest" and headers.first("WARC-Payload-Digest") is None:
             add("missing-field", "error", "WARC-Payload-Digest",
                 "WARC-Payload-Digest is mandatory on identical-payload-digest revisits "
                 f"(WARC {version} §6.7.2)")
@@ -385,8 +385,8 @@ def validate_headers(
 
 def validate(record: object, *, source: str | None = None) -> tuple[Issue, ...]:
     """Validate a record read by warckit (anything with ``headers`` and ``version``)."""
-    headers = getattr(record, "headers")
-    version = getattr(record, "version")
+    headers: Headers = getattr(record, "headers")
+    version: str = getattr(record, "version")
     return validate_headers(
         headers, version, source=source or getattr(record, "source", None),
         offset=getattr(record, "offset", None),

@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     bar: Any = None
     if not args.no_progress and not args.json and sys.stderr.isatty() and len(files) > 1:
         try:
-            from tqdm import tqdm  # optional
+            from tqdm import tqdm  # type: ignore[import-untyped,unused-ignore]  # optional
 
             bar = tqdm(total=len(files), unit="file", file=sys.stderr, leave=False)
         except ImportError:
