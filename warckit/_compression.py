@@ -11,15 +11,10 @@ whatever the size of a member.
 from __future__ import annotations
 
 import struct
-import zlib
 from typing import Any, BinaryIO, Protocol
 
+from ._speedups import load
 from .errors import CompressionError, UsageError
-
-try:  # isal is a runtime dependency, but stay usable without it
-    from isal import isal_zlib as _zlib
-except ImportError:  # pragma: no cover - exercised only where isal is missing
-    _zlib = zlib  # type: ignore[assignment]
 
 __all__ = [
     "MAX_CHUNK",
@@ -37,7 +32,7 @@ __all__ = [
 #: Largest decompressed piece returned by one ``read()``.
 MAX_CHUNK = 1 << 20
 #: Compressed bytes read from the file at a time.
-IN_CHUNK = 1 << 16
+IN_CHUNK = 1 << 18
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -80,98 +75,7 @@ class PlainDecoder:
         return self._f.read(self._chunk), None
 
 
-class GzipDecoder:
-    """Multi-member gzip, one ``decompressobj`` per member (isal when available).
-
-    Args:
-        fileobj: Binary file positioned at the first member.
-        start: The file offset of that position.
-        source: Name for error messages.
-        trailing: What to do with non-gzip bytes after a member: ``"error"``
-            (strict) or ``"stop"`` (lenient: end the stream; the reader reports it).
-    """
-
-    compression = "gzip"
-
-    def __init__(
-        self, fileobj: BinaryIO, start: int = 0, source: str | None = None, trailing: str = "error"
-    ) -> None:
-        self._f = fileobj
-        self._in = b""
-        self._in_abs = start  # file offset of self._in[0]
-        self._d: Any = None
-        self._source = source
-        self._trailing = trailing
-        self._eof = False
-        self.member_start = start
-        #: Set when the input ended in trailing bytes that are not gzip (lenient stop).
-        self.trailing_garbage: int | None = None
-        #: Set when the last member was cut off (lenient stop): its start offset.
-        self.truncated_member: int | None = None
-
-    def _more(self) -> bool:
-        data = self._f.read(IN_CHUNK)
-        if not data:
-            self._eof = True
-            return False
-        self._in = self._in + data if self._in else data
-        return True
-
-    def read(self) -> tuple[bytes, int | None]:
-        while True:
-            if self._d is None:
-                if len(self._in) < 2 and not self._eof:
-                    self._more()
-                    continue
-                if not self._in:
-                    return b"", None
-                if self._in[:2] != GZIP_MAGIC:
-                    if self._trailing == "stop":
-                        self.trailing_garbage = self._in_abs
-                        self._in = b""
-                        self._eof = True
-                        return b"", None
-                    raise CompressionError(
-                        "bytes after the last gzip member are not gzip",
-                        offset=self._in_abs,
-                        source=self._source,
-                        snippet=self._in[:16],
-                    )
-                self._d = _zlib.decompressobj(31)
-                self.member_start = self._in_abs
-            if not self._in and not self._more():
-                if self._trailing == "stop":
-                    self.truncated_member = self.member_start
-                    self._d = None
-                    return b"", None
-                raise CompressionError(
-                    "gzip member is truncated", offset=self.member_start, source=self._source
-                )
-            data = self._in
-            try:
-                out = self._d.decompress(data, MAX_CHUNK)
-            except (zlib.error, _zlib.error) as exc:
-                if self._trailing == "stop":
-                    self.truncated_member = self.member_start
-                    self._d = None
-                    self._in = b""
-                    self._eof = True
-                    return b"", None
-                raise CompressionError(
-                    f"gzip member is damaged ({exc})", offset=self.member_start, source=self._source
-                ) from None
-            d = self._d
-            if d.eof:
-                rest = d.unused_data
-                self._in_abs += len(data) - len(rest)
-                self._in = rest
-                self._d = None
-                return out, self._in_abs
-            rest = d.unconsumed_tail
-            self._in_abs += len(data) - len(rest)
-            self._in = rest
-            if out:
-                return out, None
+GzipDecoder: Any = load("gzipmember").GzipDecoder
 
 
 def _zstd_frame_size(buf: bytes, pos: int) -> int | None:

@@ -565,7 +565,15 @@ class ArchiveReader:
         raw_head = buf[pos:head_end]
         headers = Headers(fields, raw=buf[line_end + 1 : fields_end])
         self._pos = head_end
-        cls = record_class(headers.first("WARC-Type") or "")
+        # One pass for the two fields the reader needs (cheaper than indexing them all).
+        wtype = cl_text = None
+        for name, value in fields:
+            n = len(name)
+            if n == 9 and wtype is None and name.lower() == "warc-type":
+                wtype = value
+            elif n == 14 and cl_text is None and name.lower() == "content-length":
+                cl_text = value
+        cls = record_class(wtype or "")
         record = cls(
             version,
             headers,
@@ -579,7 +587,6 @@ class ArchiveReader:
         record.member_aligned = aligned
         for code, where in warnings:
             self._warn(code, f"record head: {code}", offset, record)
-        cl_text = headers.first("Content-Length")
         if cl_text is None or not cl_text.strip().isdigit():
             msg = "Content-Length is missing" if cl_text is None else f"Content-Length {cl_text!r} is not a number"
             if not lenient:

@@ -186,6 +186,9 @@ class WarcRecord:
     @property
     def type(self) -> str:
         """WARC-Type, lowercased (Quirk: JWAT's ``RESPONSE`` is read as ``response``)."""
+        name = self.type_name
+        if name is not None:
+            return name
         t = self.headers.first("WARC-Type")
         return t.strip().lower() if t else ""
 

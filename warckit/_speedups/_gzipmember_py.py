@@ -1,0 +1,128 @@
+"""Pure-Python multi-member gzip decoder (the twin of ``_speedups/gzipmember.pyx``).
+
+One ``decompressobj`` per member (isal when available, else zlib); see
+:mod:`warckit._compression` for the decoder protocol.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any, BinaryIO
+
+from ..errors import CompressionError
+
+try:  # isal is a runtime dependency, but stay usable without it
+    from isal import isal_zlib as _zlib
+except ImportError:  # pragma: no cover - exercised only where isal is missing
+    _zlib = zlib  # type: ignore[assignment]
+
+GZIP_MAGIC = b"\x1f\x8b"
+#: Largest decompressed piece returned by one ``read()``.
+MAX_CHUNK = 1 << 20
+#: Compressed bytes read from the file at a time.
+IN_CHUNK = 1 << 18
+#: Compressed bytes handed to the inflater per call.
+_FEED = 1 << 14
+
+
+class GzipDecoder:
+    """Multi-member gzip, one ``decompressobj`` per member (isal when available).
+
+    Args:
+        fileobj: Binary file positioned at the first member.
+        start: The file offset of that position.
+        source: Name for error messages.
+        trailing: What to do with non-gzip bytes after a member: ``"error"``
+            (strict) or ``"stop"`` (lenient: end the stream; the reader reports it).
+    """
+
+    compression = "gzip"
+
+    def __init__(
+        self, fileobj: BinaryIO, start: int = 0, source: str | None = None, trailing: str = "error"
+    ) -> None:
+        self._f = fileobj
+        self._in = b""
+        self._view = memoryview(b"")
+        self._in_pos = 0  # bytes of self._in already consumed
+        self._in_abs = start  # file offset of self._in[0]
+        self._d: Any = None
+        self._source = source
+        self._trailing = trailing
+        self._eof = False
+        self.member_start = start
+        #: Set when the input ended in trailing bytes that are not gzip (lenient stop).
+        self.trailing_garbage: int | None = None
+        #: Set when the last member was cut off (lenient stop): its start offset.
+        self.truncated_member: int | None = None
+
+    def _more(self) -> bool:
+        data = self._f.read(IN_CHUNK)
+        if not data:
+            self._eof = True
+            return False
+        rest = self._in[self._in_pos :] if self._in_pos < len(self._in) else b""
+        self._in = rest + data if rest else data
+        self._view = memoryview(self._in)
+        self._in_pos = 0
+        return True
+
+    def read(self) -> tuple[bytes, int | None]:
+        while True:
+            if self._d is None:
+                if len(self._in) - self._in_pos < 2 and not self._eof:
+                    self._more()
+                    continue
+                if self._in_pos >= len(self._in):
+                    return b"", None
+                if self._in[self._in_pos : self._in_pos + 2] != GZIP_MAGIC:
+                    if self._trailing == "stop":
+                        self.trailing_garbage = self._in_abs
+                        self._in = b""
+                        self._in_pos = 0
+                        self._eof = True
+                        return b"", None
+                    raise CompressionError(
+                        "bytes after the last gzip member are not gzip",
+                        offset=self._in_abs,
+                        source=self._source,
+                        snippet=self._in[self._in_pos : self._in_pos + 16],
+                    )
+                self._d = _zlib.decompressobj(31)
+                self.member_start = self._in_abs
+            if self._in_pos >= len(self._in) and not self._more():
+                if self._trailing == "stop":
+                    self.truncated_member = self.member_start
+                    self._d = None
+                    return b"", None
+                raise CompressionError(
+                    "gzip member is truncated", offset=self.member_start, source=self._source
+                )
+            # Feed bounded slices of a view: what zlib copies back as
+            # unused_data / unconsumed_tail is at most one slice.
+            data = self._view[self._in_pos : self._in_pos + _FEED]
+            try:
+                out = self._d.decompress(data, MAX_CHUNK)
+            except (zlib.error, _zlib.error) as exc:
+                if self._trailing == "stop":
+                    self.truncated_member = self.member_start
+                    self._d = None
+                    self._in = b""
+                    self._in_pos = 0
+                    self._eof = True
+                    return b"", None
+                raise CompressionError(
+                    f"gzip member is damaged ({exc})", offset=self.member_start, source=self._source
+                ) from None
+            d = self._d
+            if d.eof:
+                used = len(data) - len(d.unused_data)
+                self._in_abs += used
+                self._in_pos += used
+                self._d = None
+                return out, self._in_abs
+            used = len(data) - len(d.unconsumed_tail)
+            self._in_abs += used
+            self._in_pos += used
+            if out:
+                return out, None
