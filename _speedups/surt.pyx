@@ -16,10 +16,14 @@ from libc.string cimport memchr, memcmp, memcpy
 from warckit.errors import UrlError
 from warckit._speedups._surt_py import (
     MAX_URL_LENGTH,
+    NEEDS_HOST,
     attempt_ip,
     canonical_host,
+    encode_url,
     escape_once,
     google_host,
+    idna2003_host,
+    idna2008_host,
     normalize_path,
     reverse_host,
     sort_query,
@@ -31,10 +35,14 @@ from warckit._speedups._surt_py import (
 
 __all__ = [
     "MAX_URL_LENGTH",
+    "NEEDS_HOST",
     "attempt_ip",
     "canonical_host",
+    "encode_url",
     "escape_once",
     "google_host",
+    "idna2003_host",
+    "idna2008_host",
     "normalize_path",
     "reverse_host",
     "sort_query",

@@ -23,10 +23,14 @@ from ..errors import UrlError
 
 __all__ = [
     "MAX_URL_LENGTH",
+    "NEEDS_HOST",
     "attempt_ip",
     "canonical_host",
+    "encode_url",
     "escape_once",
     "google_host",
+    "idna2003_host",
+    "idna2008_host",
     "normalize_path",
     "reverse_host",
     "sort_query",
@@ -56,7 +60,7 @@ _ASPX_TWO = re.compile(rb"\([0-9a-z]{24}\)/")
 _ALNUM = frozenset(b"0123456789abcdefghijklmnopqrstuvwxyz")
 _ALPHA = frozenset(b"abcdefghijklmnopqrstuvwxyz")
 #: Schemes whose URLs are meaningless without a host (``http:`` alone is an error).
-_NEEDS_HOST = frozenset((b"http", b"https", b"ftp", b"ws", b"wss"))
+NEEDS_HOST = frozenset((b"http", b"https", b"ftp", b"ws", b"wss"))
 
 #: host-canonicalization results, keyed by (raw host, flags); bounded, cleared when full.
 _HOST_CACHE: dict[tuple[bytes, int], bytes | UrlError] = {}
@@ -153,35 +157,51 @@ def attempt_ip(host: bytes) -> bytes | None:
     return None
 
 
-def _idna2003(host: bytes, strict: bool) -> bytes:
-    """Convert a non-ASCII host with Python's IDNA 2003 codec (surt's behaviour)."""
+def idna2003_host(host: bytes, strict: bool) -> bytes:
+    """Convert a non-ASCII host with Python's IDNA 2003 codec (surt's behaviour).
+
+    Invalid UTF-8 bytes are ignored, as surt does.
+
+    Raises:
+        UrlError: ``strict`` and the codec rejects the host (else it is returned as is).
+    """
     try:
         return host.decode("utf-8", "ignore").encode("idna")
     except (UnicodeError, ValueError) as exc:
         if strict:
-            raise UrlError(f"invalid internationalized host {host!r}: {exc}") from None
+            shown = host.decode("utf-8", "replace")
+            raise UrlError(f"invalid internationalized host {shown!r}: {exc}") from None
         # Quirk: surt keeps the raw bytes when IDNA fails; they are escaped later
         # (http://\x01\x80.com/ -> %01%C2%80.com).
         return host
 
 
-def _idna2008(host: bytes) -> bytes:
-    """Convert a non-ASCII host with UTS #46 (non-transitional) + IDNA 2008."""
+def idna2008_host(host: bytes) -> bytes:
+    """Convert a non-ASCII host with UTS #46 (non-transitional) + IDNA 2008.
+
+    ASCII labels are kept as they are (case included).
+
+    Raises:
+        UrlError: Not UTF-8, an empty inner label, or a label IDNA 2008 rejects.
+    """
+    shown = host.decode("utf-8", "replace")
     try:
-        text = host.decode("utf-8")
-        mapped = _idna.uts46_remap(text, std3_rules=False, transitional=False)
-        labels = []
-        parts = mapped.split(".")
-        for i, label in enumerate(parts):
+        mapped = _idna.uts46_remap(host.decode("utf-8"), std3_rules=False, transitional=False)
+    except (UnicodeError, _idna.IDNAError) as exc:
+        raise UrlError(f"invalid internationalized host {shown!r}: {exc}") from None
+    parts = mapped.split(".")
+    labels = []
+    for i, label in enumerate(parts):
+        if label.isascii():
             if not label and i != len(parts) - 1:
-                raise UrlError(f"invalid internationalized host {host!r}: empty label")
-            if label.isascii():
-                labels.append(label.encode("ascii"))
-            else:
-                labels.append(_idna.alabel(label))
-        return b".".join(labels)
-    except (UnicodeError, ValueError, _idna.IDNAError) as exc:
-        raise UrlError(f"invalid internationalized host {host!r}: {exc}") from None
+                raise UrlError(f"invalid internationalized host {shown!r}: empty label")
+            labels.append(label.encode("ascii"))
+            continue
+        try:
+            labels.append(_idna.alabel(label))
+        except (UnicodeError, _idna.IDNAError) as exc:
+            raise UrlError(f"invalid internationalized host {shown!r}: {exc}") from None
+    return b".".join(labels)
 
 
 def canonical_host(host: bytes, strip_www: bool, idna2008: bool, strict: bool) -> bytes:
@@ -236,7 +256,7 @@ def google_host(host: bytes, idna2008: bool = False, strict: bool = False) -> by
     if strict and any(c <= 0x20 or c == 0x7F for c in host):
         raise UrlError(f"control character or space in host {host!r}")
     if not host.isascii():
-        host = _idna2008(host) if idna2008 else _idna2003(host, strict)
+        host = idna2008_host(host) if idna2008 else idna2003_host(host, strict)
     host = host.replace(b"..", b".").strip(b".")
     ip = attempt_ip(host)
     if ip:
@@ -395,7 +415,12 @@ def sort_query(query: bytes) -> bytes:
     return b"&".join(args)
 
 
-def _encode(url: str) -> bytes:
+def encode_url(url: str) -> bytes:
+    """UTF-8 bytes of *url*.
+
+    Raises:
+        UrlError: Longer than :data:`MAX_URL_LENGTH` or not encodable (lone surrogates).
+    """
     if len(url) > MAX_URL_LENGTH:
         raise UrlError(f"URL too long ({len(url)} characters, limit {MAX_URL_LENGTH})")
     try:
@@ -440,7 +465,7 @@ def surt_key(
         raise TypeError(f"url must be str, not {type(url).__name__}")
     if not url:
         return "-"
-    data = _encode(url)
+    data = encode_url(url)
     if url.startswith("filedesc"):
         return url
     data = data.strip()
@@ -517,7 +542,7 @@ def surt_key(
         path = unescape_repeatedly(path)
     if host:
         path = normalize_path(path)
-    elif scheme.lower() in _NEEDS_HOST:
+    elif scheme.lower() in NEEDS_HOST:
         raise UrlError(f"no host in {url[:200]!r}")
     if path:
         path = escape_once(path).lower()

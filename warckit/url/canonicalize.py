@@ -162,16 +162,13 @@ def heritrix_host(url: SplitUrl) -> SplitUrl:
     return url.replace(host=_heritrix_host(url.host, "2003"))
 
 
-_NEEDS_HOST = frozenset((b"http", b"https", b"ftp", b"ws", b"wss"))
-
-
 def require_host(url: SplitUrl) -> SplitUrl:
     """Reject a URL whose scheme needs a host (http, https, ftp, ws, wss) but has none.
 
     Raises:
         UrlError: No host.
     """
-    if not url.host and url.scheme.lower() in _NEEDS_HOST:
+    if not url.host and url.scheme.lower() in _h.NEEDS_HOST:
         raise UrlError(f"no host in {url.geturl()[:200]!r}")
     return url
 

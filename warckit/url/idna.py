@@ -16,7 +16,7 @@ from typing import Literal
 
 import idna as _idna
 
-from .._speedups._surt_py import unescape_repeatedly
+from .._speedups._surt_py import idna2003_host, idna2008_host, unescape_repeatedly
 from ..errors import UrlError
 
 __all__ = ["IdnaVersion", "host_to_ascii", "host_to_unicode"]
@@ -54,25 +54,13 @@ def host_to_ascii(host: str, *, idna: IdnaVersion = "2003") -> str:
     if raw.isascii():
         return raw.decode("ascii").lower()
     try:
-        text = raw.decode("utf-8")
+        raw.decode("utf-8")
     except UnicodeDecodeError:
         raise UrlError(f"host {host!r} is not UTF-8 after unescaping") from None
     if idna == "2003":
-        try:
-            return text.encode("idna").decode("ascii").lower()
-        except UnicodeError as exc:
-            raise UrlError(f"invalid internationalized host {host!r}: {exc}") from None
+        return idna2003_host(raw, strict=True).decode("ascii").lower()
     if idna == "2008":
-        try:
-            mapped = _idna.uts46_remap(text, std3_rules=False, transitional=False)
-            if "" in mapped.split(".")[:-1]:
-                raise UrlError(f"invalid internationalized host {host!r}: empty label")
-            return ".".join(
-                label.lower() if label.isascii() else _idna.alabel(label).decode("ascii")
-                for label in mapped.split(".")
-            )
-        except (UnicodeError, ValueError, _idna.IDNAError) as exc:
-            raise UrlError(f"invalid internationalized host {host!r}: {exc}") from None
+        return idna2008_host(raw).decode("ascii").lower()
     raise UrlError(f"unknown IDNA version {idna!r} (use '2003' or '2008')")
 
 

@@ -15,7 +15,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
-from .._speedups._surt_py import MAX_URL_LENGTH
+from .._speedups._surt_py import encode_url
 from ..errors import UrlError
 
 __all__ = ["SplitUrl"]
@@ -59,15 +59,7 @@ class SplitUrl:
         Raises:
             UrlError: Empty, longer than 64 KiB, not encodable, or a bad port.
         """
-        if len(url) > MAX_URL_LENGTH:
-            raise UrlError(f"URL too long ({len(url)} characters, limit {MAX_URL_LENGTH})")
-        try:
-            data = url.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise UrlError(f"URL is not valid Unicode: {exc}") from None
-        if len(data) > MAX_URL_LENGTH:
-            raise UrlError(f"URL too long ({len(data)} bytes, limit {MAX_URL_LENGTH})")
-        data = data.strip().translate(None, b"\t\n\r")
+        data = encode_url(url).strip().translate(None, b"\t\n\r")
         if not data:
             raise UrlError("empty URL")
         if not _SCHEME_RE.match(data):
