@@ -133,6 +133,10 @@ _PATHOLOGICAL = [
     "http://" + "a." * 20_000 + "com/",
     "http://" + "@" * 30_000 + "example.com/",
     "http://" + "[" * 30_000,
+    "http://a:" + "1" * 60_000 + "x",
+    "http://" + ":1" * 30_000,
+    "http://" + "a@" * 30_000 + "/",
+    "http://" + "a" * 60_000,
 ]
 
 
@@ -159,3 +163,18 @@ def test_unknown_style_and_rules() -> None:
         canonicalize("http://example.com/", rules="bogus")
     with pytest.raises(UrlError, match="IDNA"):
         surt("http://example.com/", idna="2019")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("url", _PATHOLOGICAL, ids=range(len(_PATHOLOGICAL)))
+def test_pathological_inputs_all_styles(url: str) -> None:
+    start = time.perf_counter()
+    for style in STYLES:
+        try:
+            surt(url, style=style)  # type: ignore[arg-type]
+        except UrlError:
+            pass
+    try:
+        canonicalize(url, rules="heritrix")
+    except UrlError:
+        pass
+    assert time.perf_counter() - start < 3.0
