@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Collection, Iterator
 from typing import IO, Any, BinaryIO
 
-from ._compression import make_decoder, sniff_compression
+from ._compression import ZSTD_DICT_MAGIC, make_decoder, sniff_compression
 from ._speedups import load
 from .errors import (
     CompressionError,
@@ -103,6 +103,8 @@ class ArchiveReader:
         self.compression = compression or sniff_compression(head)
         kwargs: dict[str, Any] = {"start": offset, "source": self.name, "lenient": lenient}
         self._dec: Any = make_decoder(self._f, self.compression, **kwargs)
+        if self.compression == "zstd" and offset and self._f.seekable():
+            self._load_zstd_dictionary(offset)
         if _chunk is not None and self.compression == "none":
             self._dec._chunk = _chunk
         self._buf = b""
@@ -139,6 +141,16 @@ class ArchiveReader:
         self._f = f = io.BufferedReader(f)  # type: ignore[arg-type]
         data = f.peek(n)[:n]
         return data
+
+    def _load_zstd_dictionary(self, offset: int) -> None:
+        """Random access into a warc-zstd file: the dictionary frame is at its start."""
+        f = self._f
+        f.seek(0)
+        head = f.read(8)
+        if head[:4] == ZSTD_DICT_MAGIC and len(head) == 8:
+            size = int.from_bytes(head[4:8], "little")
+            self._dec._load_dictionary(head + f.read(size))
+        f.seek(offset)
 
     def close(self) -> None:
         """Close the file if the reader opened it."""

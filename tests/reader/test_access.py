@@ -72,6 +72,9 @@ def test_zstd_with_dictionary_frame(tmp_path: Path) -> None:
         assert block == f"body {i}".encode() * 50
         pos += len(frame)
     assert len(got) == 5
+    # Random access to a frame loads the dictionary from the start of the file.
+    third = warckit.read_record_at(path, got[2][0])
+    assert third.target_uri == "http://example.com/2" and third.read_block() == b"body 2" * 50
 
 
 def test_stale_body_raises_and_freeze_keeps_it() -> None:
