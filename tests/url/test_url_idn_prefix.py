@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from warckit.errors import UrlError
 from warckit.url import (
@@ -140,3 +142,19 @@ def test_from_urls() -> None:
 def test_bad_url_in_matching_prefix_raises() -> None:
     with pytest.raises(UrlError):
         SurtPrefixSet(["http://(is,"]).matching_prefix("http://")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    prefixes=st.lists(st.text("(),abc:/", min_size=1, max_size=6), max_size=12),
+    probes=st.lists(st.text("(),abc:/", max_size=10), max_size=10),
+)
+def test_bisect_lookup_equals_linear_scan(prefixes: list[str], probes: list[str]) -> None:
+    scope = SurtPrefixSet(prefixes)
+    for probe in probes:
+        found = scope.prefix_of_surt(probe)
+        linear = [p for p in prefixes if probe.startswith(p)]
+        assert (found is not None) == bool(linear)
+        if found is not None:
+            assert found in linear
+            assert len(found) == min(len(p) for p in linear)
