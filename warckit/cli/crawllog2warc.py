@@ -1,0 +1,62 @@
+"""``warckit crawllog2warc CRAWL_LOG... --out DIR``: revisit records from crawl.log duplicates."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ..convert.crawllog2warc import crawllog_to_warc
+from ..dedup import DedupIndex
+from ..errors import Issue
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register the ``crawllog2warc`` subcommand."""
+    p = subparsers.add_parser(
+        "crawllog2warc",
+        help="write revisit records for the duplicate-marked lines of Heritrix crawl.logs",
+        description="Write one WARC revisit record per crawl.log line marked as a duplicate "
+        "(duplicate:digest, duplicate:server-not-modified, duplicate:\"file.arc,offset\", "
+        "warcRevisit:..., Revisit:IdenticalPayloadDigest). WARC-Refers-To* name the original "
+        "capture when --originals (WARC/ARC files, CDX indexes, crawl.logs) or --db know it.",
+    )
+    p.add_argument("logs", nargs="+", metavar="CRAWL_LOG")
+    p.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    p.add_argument("--originals", nargs="+", default=[], metavar="FILE",
+                   help="WARC/ARC files, CDX indexes or crawl.logs with the original captures")
+    p.add_argument("--db", metavar="DB", help="a dedup database (warckit dedup build) to consult")
+    p.add_argument("--warc-version", choices=("1.1", "1.0"), default="1.1")
+    p.add_argument("--compression", choices=("gzip", "zstd", "none"), default="gzip")
+    p.add_argument("--max-bytes", type=int, default=1_000_000_000, help="roll files at this size")
+    p.add_argument("--prefix", default="REVISITS", help="output file-name prefix")
+    p.add_argument("--no-uri-agnostic", action="store_true",
+                   help="only accept originals with the same URL")
+    p.add_argument("--lenient", action="store_true",
+                   help="skip malformed lines (reported on stderr) instead of failing")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Convert; print the summary; 0 on success."""
+
+    def warn(issue: Issue) -> None:
+        if issue.severity != "info":
+            print(f"warckit crawllog2warc: {issue}", file=sys.stderr)
+
+    index = DedupIndex(args.db) if args.db else None
+    try:
+        stats = crawllog_to_warc(
+            args.logs, args.out, originals=args.originals, index=index,
+            version=args.warc_version, compression=args.compression, max_bytes=args.max_bytes,
+            prefix=args.prefix, lenient=args.lenient, on_warning=warn,
+            uri_agnostic=not args.no_uri_agnostic)
+    finally:
+        if index is not None:
+            index.close()
+    print(stats.summary())
+    for path in stats.files:
+        print(path)
+    return 0
