@@ -96,7 +96,20 @@ cdef class GzipDecoder:
         self._in_end += n
         return True
 
-    def read(self):
+    def read(self, Py_ssize_t limit=MAX_CHUNK):
+        """Return ``(chunk, boundary)``: at most *limit* inflated bytes (see the pure twin)."""
+        return self._inflate(limit, True)
+
+    def skip(self, Py_ssize_t limit):
+        """Inflate and discard at most *limit* bytes; return ``(count, boundary)``."""
+        return self._inflate(limit, False)
+
+    cdef object _out(self, Py_ssize_t produced, bint keep):
+        if keep:
+            return PyBytes_FromStringAndSize(<char*>self._outbuf, produced)
+        return produced
+
+    cdef tuple _inflate(self, Py_ssize_t limit, bint keep):
         cdef int ret
         cdef Py_ssize_t avail, used, produced
         cdef uint8_t* inptr
@@ -106,7 +119,7 @@ cdef class GzipDecoder:
                     self._more()
                     continue
                 if self._in_start >= self._in_end:
-                    return b"", None
+                    return self._out(0, keep), None
                 if self._inbuf[self._in_start] != 0x1f or (
                     self._in_end - self._in_start < 2 or self._inbuf[self._in_start + 1] != 0x8b
                 ):
@@ -114,7 +127,7 @@ cdef class GzipDecoder:
                         self.trailing_garbage = self._in_abs
                         self._in_start = self._in_end
                         self._eof = True
-                        return b"", None
+                        return self._out(0, keep), None
                     raise CompressionError(
                         "bytes after the last gzip member are not gzip",
                         offset=self._in_abs,
@@ -126,16 +139,18 @@ cdef class GzipDecoder:
                 self._in_member = True
                 self.member_start = self._in_abs
             self._state.next_out = <uint8_t*><char*>self._outbuf
-            self._state.avail_out = MAX_CHUNK
+            if limit > MAX_CHUNK or limit <= 0:
+                limit = MAX_CHUNK
+            self._state.avail_out = <uint32_t>limit
             while True:
                 if self._in_start >= self._in_end and not self._more():
-                    produced = MAX_CHUNK - self._state.avail_out
+                    produced = limit - self._state.avail_out
                     if produced:  # hand out what was inflated before the cut
-                        return PyBytes_FromStringAndSize(<char*>self._outbuf, produced), None
+                        return self._out(produced, keep), None
                     self._in_member = False
                     if self._trailing == "stop":
                         self.truncated_member = self.member_start
-                        return b"", None
+                        return self._out(0, keep), None
                     raise CompressionError(
                         "gzip member is truncated", offset=self.member_start, source=self._source
                     )
@@ -152,21 +167,21 @@ cdef class GzipDecoder:
                         self.truncated_member = self.member_start
                         self._in_start = self._in_end
                         self._eof = True
-                        return b"", None
+                        return self._out(0, keep), None
                     raise CompressionError(
                         f"gzip member is damaged ({_ERRORS.get(ret, ret)})",
                         offset=self.member_start,
                         source=self._source,
                     )
-                produced = MAX_CHUNK - self._state.avail_out
+                produced = limit - self._state.avail_out
                 if self._state.block_state == ISAL_BLOCK_FINISH:
                     # Bytes held in the bit buffer belong to what follows the member.
                     used -= self._state.read_in_length // 8
                     self._in_start += used
                     self._in_abs += used
                     self._in_member = False
-                    return PyBytes_FromStringAndSize(<char*>self._outbuf, produced), self._in_abs
+                    return self._out(produced, keep), self._in_abs
                 self._in_start += used
                 self._in_abs += used
                 if self._state.avail_out == 0:
-                    return PyBytes_FromStringAndSize(<char*>self._outbuf, produced), None
+                    return self._out(produced, keep), None

@@ -111,3 +111,30 @@ def parse_fields(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient):
         )
         pos = nl + 1
     return fields, warnings
+
+
+cdef bint _valid_version(str version):
+    major, dot, minor = version.partition(".")
+    return bool(dot) and major.isdigit() and minor.isdigit()
+
+
+def parse_head(bytes buf, Py_ssize_t pos, Py_ssize_t head_end, bint lenient):
+    """See warckit._speedups._headers_py.parse_head."""
+    cdef Py_ssize_t line_end = buf.find(b"\n", pos, head_end)
+    cdef Py_ssize_t fields_end, n
+    cdef str name, value
+    version = buf[pos + 5 : line_end].rstrip(b"\r").decode("ascii", "replace").strip()
+    if head_end >= 2 and buf[head_end - 2] == 13 and buf[head_end - 1] == 10:
+        fields_end = head_end - 2
+    else:
+        fields_end = head_end - 1
+    fields, warnings = parse_fields(buf, line_end + 1, fields_end, lenient)
+    wtype = None
+    cl_text = None
+    for name, value in fields:
+        n = len(name)
+        if n == 9 and wtype is None and name.lower() == "warc-type":
+            wtype = value
+        elif n == 14 and cl_text is None and name.lower() == "content-length":
+            cl_text = value
+    return version, _valid_version(version), line_end + 1, fields, warnings, wtype, cl_text

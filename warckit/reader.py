@@ -266,8 +266,24 @@ class ArchiveReader:
 
     def _skip_block(self, record: WarcRecord) -> None:
         left = self._cur_block_left
+        skip = getattr(self._dec, "skip", None)
         while left:
             avail = len(self._buf) - self._pos
+            if avail == 0 and skip is not None and not self._eof:
+                # Inflate and discard without materializing the bytes.
+                count, boundary = skip(left)
+                if count or boundary is not None:
+                    self._base += self._pos + count
+                    self._buf = b""
+                    self._pos = 0
+                    left -= count
+                    if boundary is not None:
+                        if self._bstream[-1] == self._base:
+                            self._bfile[-1] = boundary
+                        else:
+                            self._bstream.append(self._base)
+                            self._bfile.append(boundary)
+                    continue
             if avail == 0:
                 if not self._fill():
                     self._cur_block_left = left
@@ -555,18 +571,10 @@ class ArchiveReader:
             raise HeaderParseError(
                 f"record head is larger than {self._max_head} bytes", offset=offset, source=self.name
             )
-        line_end = buf.find(b"\n", pos, head_end)
-        version_line = buf[pos:line_end].rstrip(b"\r")
-        version = version_line[5:].decode("ascii", "replace").strip()
-        if not _valid_version(version):
-            if not lenient:
-                raise RecordParseError(
-                    f"bad WARC version line {version_line[:40]!r}", offset=offset, source=self.name
-                )
-            self._warn("bad-version", f"bad WARC version line {version_line[:40]!r}", offset)
-        fields_end = head_end - 2 if buf[head_end - 2 : head_end] == b"\r\n" else head_end - 1
         try:
-            fields, warnings = _hp.parse_fields(buf, line_end + 1, fields_end, lenient)
+            version, version_ok, fields_start, fields, warnings, wtype, cl_text = _hp.parse_head(
+                buf, pos, head_end, lenient
+            )
         except _hp.HeadError as exc:
             raise HeaderParseError(
                 str(exc),
@@ -574,17 +582,14 @@ class ArchiveReader:
                 source=self.name,
                 snippet=buf[exc.position : exc.position + 40],
             ) from None
+        if not version_ok:
+            msg = f"bad WARC version line {buf[pos : pos + 40].splitlines()[0]!r}"
+            if not lenient:
+                raise RecordParseError(msg, offset=offset, source=self.name)
+            self._warn("bad-version", msg, offset)
         raw_head = buf[pos:head_end]
-        headers = Headers(fields, raw=buf[line_end + 1 : fields_end])
+        headers = Headers(fields, raw=buf[fields_start : head_end - 2 if buf[head_end - 2 : head_end] == b"\r\n" else head_end - 1])
         self._pos = head_end
-        # One pass for the two fields the reader needs (cheaper than indexing them all).
-        wtype = cl_text = None
-        for name, value in fields:
-            n = len(name)
-            if n == 9 and wtype is None and name.lower() == "warc-type":
-                wtype = value
-            elif n == 14 and cl_text is None and name.lower() == "content-length":
-                cl_text = value
         cls = record_class(wtype or "")
         record = cls(
             version,
@@ -742,11 +747,6 @@ class ArchiveReader:
         n = (nl + 1 if nl >= 0 else len(self._buf)) - self._pos
         self._pos += n
         return n
-
-
-def _valid_version(version: str) -> bool:
-    major, dot, minor = version.partition(".")
-    return bool(dot) and major.isdigit() and minor.isdigit()
 
 
 def _arc_fields(line: bytes, legend: tuple[str, ...]) -> dict[str, str] | None:

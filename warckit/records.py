@@ -10,7 +10,6 @@ the block raises :class:`~warckit.errors.StaleRecordError` unless the record was
 from __future__ import annotations
 
 import io
-import tempfile
 from collections.abc import Callable
 from datetime import datetime
 from typing import IO, TYPE_CHECKING, Any, ClassVar
@@ -357,6 +356,8 @@ class WarcRecord:
             return
         if self._reader is None or not self._reader._is_current(self):
             return
+        import tempfile  # only needed when a body is spooled
+
         spool = tempfile.SpooledTemporaryFile(max_size=_SPOOL_MEMORY)
         start = self._pulled
         while True:

@@ -80,3 +80,28 @@ _line = st.one_of(
 def test_implementations_agree(buf: bytes, lenient: bool) -> None:
     results = [_run(impl, buf, lenient) for impl in HEADERS]
     assert all(r == results[0] for r in results)
+
+
+def _run_head(impl, buf: bytes, lenient: bool):  # type: ignore[no-untyped-def]
+    end = buf.find(b"\r\n\r\n")
+    head_end = end + 4 if end >= 0 else len(buf)
+    try:
+        return ("ok", impl.parse_head(buf, 0, head_end, lenient))
+    except impl.HeadError as exc:
+        return ("err", str(exc), exc.position)
+
+
+@pytest.mark.parametrize("impl", HEADERS, ids=lambda m: m.__name__.rsplit(".", 1)[-1])
+def test_parse_head_example(impl) -> None:  # type: ignore[no-untyped-def]
+    buf = b"WARC/1.1\r\nWARC-Type: response\r\ncontent-length: 12\r\nWARC-Type: x\r\n\r\nbody"
+    version, ok, start, fields, warnings, wtype, cl = impl.parse_head(buf, 0, buf.index(b"body"), False)
+    assert (version, ok, start, wtype, cl, warnings) == ("1.1", True, 10, "response", "12", [])
+    assert len(fields) == 3
+    assert impl.parse_head(b"WARC/x.y\r\n\r\n", 0, 12, False)[:2] == ("x.y", False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_line, max_size=8).map(lambda ls: b"WARC/1.0\r\n" + b"".join(ls) + b"\r\n\r\n"), st.booleans())
+def test_parse_head_implementations_agree(buf: bytes, lenient: bool) -> None:
+    results = [_run_head(impl, buf, lenient) for impl in HEADERS]
+    assert all(r == results[0] for r in results)

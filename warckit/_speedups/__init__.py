@@ -56,7 +56,21 @@ def _implementation() -> str:
     return "c"
 
 
-#: ``"c"`` if every hot module is compiled and selected, else ``"py"``.
-IMPLEMENTATION: str = _implementation()
+_IMPLEMENTATION: str | None = None
+
+
+def __getattr__(name: str) -> str:
+    # IMPLEMENTATION is computed on first use: importing every compiled module (and
+    # what they import) would slow down the start of every warckit process.
+    global _IMPLEMENTATION
+    if name == "IMPLEMENTATION":
+        if _IMPLEMENTATION is None:
+            _IMPLEMENTATION = _implementation()
+        return _IMPLEMENTATION
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+#: ``"c"`` if every hot module is compiled and selected, else ``"py"`` (computed lazily).
+IMPLEMENTATION: str
 
 __all__ = ["IMPLEMENTATION", "MODULES", "NO_EXTENSIONS", "compiled", "load", "pure"]

@@ -67,7 +67,12 @@ class GzipDecoder:
         self._in_pos = 0
         return True
 
-    def read(self) -> tuple[bytes, int | None]:
+    def skip(self, limit: int) -> tuple[int, int | None]:
+        """Inflate and discard at most *limit* bytes; return ``(count, boundary)``."""
+        out, boundary = self.read(min(limit, MAX_CHUNK))
+        return len(out), boundary
+
+    def read(self, limit: int = MAX_CHUNK) -> tuple[bytes, int | None]:
         while True:
             if self._d is None:
                 if len(self._in) - self._in_pos < 2 and not self._eof:
@@ -102,7 +107,7 @@ class GzipDecoder:
             # unused_data / unconsumed_tail is at most one slice.
             data = self._view[self._in_pos : self._in_pos + _FEED]
             try:
-                out = self._d.decompress(data, MAX_CHUNK)
+                out = self._d.decompress(data, limit)
             except (zlib.error, _zlib.error) as exc:
                 if self._trailing == "stop":
                     self.truncated_member = self.member_start

@@ -116,3 +116,37 @@ def parse_fields(
         )
         pos = nl + 1
     return fields, warnings
+
+
+def _valid_version(version: str) -> bool:
+    major, dot, minor = version.partition(".")
+    return bool(dot) and major.isdigit() and minor.isdigit()
+
+
+def parse_head(
+    buf: bytes, pos: int, head_end: int, lenient: bool
+) -> tuple[str, bool, int, list[tuple[str, str]], list[tuple[str, int]], str | None, str | None]:
+    """Parse a whole record head ``buf[pos:head_end]`` (version line to empty line).
+
+    Returns:
+        ``(version, version_ok, fields_start, fields, warnings, warc_type,
+        content_length)``: the version after ``WARC/``, whether it is ``N.N``,
+        the index of the first field line, the fields and warnings as
+        :func:`parse_fields` gives them, and the first WARC-Type and Content-Length
+        values (``None`` when absent).
+
+    Raises:
+        HeadError: as :func:`parse_fields`.
+    """
+    line_end = buf.find(b"\n", pos, head_end)
+    version = buf[pos + 5 : line_end].rstrip(b"\r").decode("ascii", "replace").strip()
+    fields_end = head_end - 2 if buf[head_end - 2 : head_end] == b"\r\n" else head_end - 1
+    fields, warnings = parse_fields(buf, line_end + 1, fields_end, lenient)
+    wtype = cl_text = None
+    for name, value in fields:
+        n = len(name)
+        if n == 9 and wtype is None and name.lower() == "warc-type":
+            wtype = value
+        elif n == 14 and cl_text is None and name.lower() == "content-length":
+            cl_text = value
+    return version, _valid_version(version), line_end + 1, fields, warnings, wtype, cl_text
