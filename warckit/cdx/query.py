@@ -5,8 +5,8 @@ Match types, for a URL whose key is ``K`` (SURT in the index's style):
 ``exact``
     lines whose key is ``K``;
 ``prefix``
-    keys starting with ``K`` (SURT removes a trailing ``/``, so ``/foo/`` also finds
-    ``/foobar``, as in pywb);
+    keys starting with ``K`` (a trailing ``/`` or ``?`` of the URL is kept, as in pywb:
+    ``/foo/`` does not find ``/foobar``);
 ``host``
     keys of the same host (``com,example)`` …, or ``com,example,www,)`` in new-style);
 ``domain``
@@ -113,25 +113,37 @@ def open_index(path: str | os.PathLike[str] | Index) -> Index:
 
 
 def _host_part(key: str) -> str | None:
-    end = key.find(")")
+    end = key.find(")/")
     return key[:end] if end >= 0 else None
 
 
-def key_prefixes(key: str, match: MatchType, key_style: str) -> list[str]:
-    """The line prefixes that select *match* for a URL of key *key* (sorted)."""
+def key_prefixes(key: str, match: MatchType, key_style: str, url: str = "") -> list[str]:
+    """The line prefixes that select *match* for a URL of key *key* (sorted).
+
+    The ranges are pywb's (``calc_search_range``): ``prefix`` keeps a trailing ``/`` or
+    ``?`` of the URL that the key lost; ``domain`` of a bare TLD (``com``) covers only
+    its subdomains. Keys without a SURT host (``dns:…``, ``urn:…``) fall back to a key
+    prefix for ``host`` and ``domain`` (pywb finds nothing for them).
+    """
     if match == "exact":
         return [key + " "]
     if match == "prefix":
+        if url.endswith("/") and not key.endswith("/"):
+            key += "/"
+        elif url.endswith("?") and not key.endswith("?"):
+            key += "?"
         return [key]
     host = _host_part(key)
     if host is None:  # not a SURT (dns:, urn:, filedesc…): fall back to the key prefix
         return [key]
     if match == "host":
-        return [host + ")"]
+        return [host + ")/"]
     if match == "domain":
         if key_style == "new-style":
             return [host]  # host ends with "," already: com,example,
-        return sorted({host + ")", host + ","})
+        if "," not in host:
+            return [host + ","]
+        return [host + ")/", host + ","]
     raise UsageError(f"unknown match type {match!r}; choose one of {', '.join(MATCH_TYPES)}")
 
 
@@ -184,7 +196,7 @@ def _matches_filters(entry: AnyEntry, q: Query, low: str | None, high: str | Non
 
 def _run(index: Index, q: Query, low: str | None, high: str | None) -> Iterator[tuple[bytes, AnyEntry]]:
     key = index.key_of(q.url)
-    prefixes = key_prefixes(key, q.match, index.key_style)
+    prefixes = key_prefixes(key, q.match, index.key_style, q.url)
     streams = [index.iter_prefix(p.encode("utf-8")) for p in prefixes]
     lines = streams[0] if len(streams) == 1 else heapq.merge(*streams)
     fmt = index.format
