@@ -1,24 +1,13 @@
-"""Shared fixtures: the corpus location, both implementations of the hot modules."""
+"""Shared fixtures: the corpus location (names live in corpus_paths.py)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
+from corpus_paths import CORPUS, DATA, ROOT, corpus_path
 
-ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "tests" / "data"
-#: The shared third-party corpus (../shared/corpus from the repository root).
-CORPUS = Path(os.environ.get("WARCKIT_CORPUS", ROOT.parent / "shared" / "corpus"))
-
-
-def corpus_path(name: str) -> Path:
-    """Path of a corpus file; skips the test when the corpus is not available."""
-    path = CORPUS / name
-    if not path.exists():
-        pytest.skip(f"corpus file {name} not available (set WARCKIT_CORPUS)")
-    return path
+__all__ = ["CORPUS", "DATA", "ROOT", "corpus_path"]
 
 
 @pytest.fixture

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from .guided import GuidedWriter, HybridPolicy, WarcWriter, WrittenRecord
     from .rolling import RollingFile
     from .segments import LogicalRecord, iter_logical_records, reassemble
-    from .validate import forbidden_fields, mandatory_fields, validate, validate_headers
+    from .validate import forbidden_fields, mandatory_fields, validate_headers
     from .verify import DigestReport, verify_digests
     from .writer import RecordWriter
 
@@ -54,8 +54,7 @@ _LAZY = {
     "GuidedWriter": "guided", "HybridPolicy": "guided", "WarcWriter": "guided", "WrittenRecord": "guided",
     "RollingFile": "rolling",
     "LogicalRecord": "segments", "iter_logical_records": "segments", "reassemble": "segments",
-    "forbidden_fields": "validate", "mandatory_fields": "validate", "validate": "validate",
-    "validate_headers": "validate",
+    "forbidden_fields": "validate", "mandatory_fields": "validate", "validate_headers": "validate",
     "DigestReport": "verify", "verify_digests": "verify",
     "RecordWriter": "writer",
 }
@@ -97,7 +96,6 @@ __all__ = [
     "HybridPolicy",
     "RecordWriter",
     "RollingFile",
-    "validate",
     "validate_headers",
     "mandatory_fields",
     "forbidden_fields",

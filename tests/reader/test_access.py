@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import warckit
-from conftest import CORPUS
+from corpus_paths import CORPUS
 from warckit.cli import main
 from warckit.errors import StaleRecordError
 

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import warckit
-from conftest import CORPUS
+from corpus_paths import CORPUS
 from warckit.errors import WarckitError
 
 _SEED = (CORPUS / "warcio/example.warc").read_bytes() if (CORPUS / "warcio/example.warc").exists() else (

@@ -12,7 +12,7 @@ from corpus_table import NOT_ARCHIVES, STRICT_ERRORS
 from test_reader_corpus import ARCHIVES
 
 import warckit
-from conftest import CORPUS
+from corpus_paths import CORPUS
 
 warcio_ai = pytest.importorskip("warcio.archiveiterator")
 fastwarc = pytest.importorskip("fastwarc.warc")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS
+from corpus_paths import CORPUS
 from corpus_table import COUNTS, LENIENT, NOT_ARCHIVES, STRICT_ERRORS
 
 import warckit

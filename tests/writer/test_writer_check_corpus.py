@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPUS
+from corpus_paths import CORPUS
 from warckit.check import check_file
 from warckit.cli import main
 
