@@ -1,4 +1,8 @@
-"""``warckit extract FILE OFFSET``: write one record (or part of it) to stdout."""
+"""``warckit extract FILE OFFSET``: write one record (or part of it) to stdout.
+
+``warckit extract --all FILE --out DIR`` unpacks every payload into DIR with a manifest
+(see :mod:`warckit.convert.extract_all`).
+"""
 
 from __future__ import annotations
 
@@ -14,10 +18,14 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "extract",
         help="write the record at an offset to stdout",
-        description="Write the record at OFFSET (as stored, or only its headers or payload) to stdout.",
+        description="Write the record at OFFSET (as stored, or only its headers or payload) to "
+        "stdout. With --all --out DIR: write every payload to its own file under DIR (names "
+        "made safe from the URL, never overwriting) and list them in DIR/manifest.csv.",
     )
     p.add_argument("file", metavar="FILE")
-    p.add_argument("offset", type=int, metavar="OFFSET")
+    p.add_argument("offset", type=int, metavar="OFFSET", nargs="?")
+    p.add_argument("--all", action="store_true", help="unpack every payload (needs --out)")
+    p.add_argument("--out", metavar="DIR", help="with --all: the output directory")
     what = p.add_mutually_exclusive_group()
     what.add_argument("--headers", action="store_true", help="only the record head (and HTTP head)")
     what.add_argument("--payload", action="store_true", help="only the payload (de-chunked)")
@@ -39,7 +47,24 @@ def _parse_range(text: str) -> tuple[int, int | None]:
     return start, end
 
 
+def _run_all(args: argparse.Namespace) -> int:
+    from ..convert.extract_all import extract_all
+
+    if args.out is None:
+        raise UsageError("--all needs --out DIR")
+    if args.offset is not None or args.headers or args.payload or args.range is not None:
+        raise UsageError("--all takes FILE and --out DIR only (and --decode, --lenient)")
+    stats = extract_all(args.file, args.out, decode=args.decode, lenient=args.lenient)
+    print(f"{stats.files} files ({stats.bytes} bytes) written, {stats.skipped} records without "
+          f"a payload skipped, {stats.renamed} renamed; manifest {stats.manifest}")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.all:
+        return _run_all(args)
+    if args.offset is None:
+        raise UsageError("give an OFFSET (or --all --out DIR)")
     out = sys.stdout.buffer
     if args.range is not None:
         if not args.payload:
