@@ -24,8 +24,9 @@ __all__ = [
 
 #: Fill for missing parts of a lower bound / a record timestamp: month 01, day 01, 00:00:00.
 _LOW = "00000101000000"
-#: Fill for missing parts of an upper bound: month 12, day 31, 23:59:59, then 9 fraction digits.
-_HIGH = "99991231235959"
+#: Fill for missing parts of an upper bound: month 12, day 31, 23:59:60 (a leap second
+#: belongs to its minute), then 9 fraction digits.
+_HIGH = "99991231235960"
 _HIGH_FRACTION = "999999999"
 
 _W3C_RE = re.compile(
