@@ -44,14 +44,14 @@ from .reader import open_archive
 from .records import WarcRecord
 
 __all__ = [
-    "DedupIndex",
-    "DedupWriter",
-    "DedupStats",
-    "Original",
     "ApplyStats",
+    "DedupIndex",
+    "DedupStats",
+    "DedupWriter",
+    "Original",
     "apply",
-    "normalize_digest",
     "detect_input",
+    "normalize_digest",
     "payload_digest_of",
 ]
 
@@ -242,7 +242,7 @@ class DedupIndex:
         self._db.commit()
         self._db.close()
 
-    def __enter__(self) -> DedupIndex:
+    def __enter__(self) -> DedupIndex:  # noqa: PYI034 - Python 3.10 has no typing.Self
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -460,7 +460,8 @@ class DedupIndex:
         row = self._db.execute(sql, tuple(args)).fetchone()
         if row is None:
             return None
-        return Original(*row, match=match)
+        url, date, digest, rid, filename, offset, length, mime, status, source = row
+        return Original(url, date, digest, rid, filename, offset, length, mime, status, source, match)
 
     def lookup(
         self,
@@ -512,7 +513,8 @@ class DedupIndex:
 
     def __iter__(self) -> Iterator[Original]:
         for row in self._db.execute(f"SELECT {_COLUMNS} FROM capture ORDER BY sortdate, id"):
-            yield Original(*row)
+            url, date, digest, rid, filename, offset, length, mime, status, source = row
+            yield Original(url, date, digest, rid, filename, offset, length, mime, status, source)
 
 
 def _dash(value: str | None) -> str | None:
@@ -547,7 +549,7 @@ def _entity_digest(http_head: bytes, body: Iterable[bytes], algorithm: str) -> D
     from ._chunked import ChunkedReader
 
     head = parse_http_head(http_head, lenient=True)
-    spool = tempfile.SpooledTemporaryFile(max_size=8 << 20)
+    spool = tempfile.SpooledTemporaryFile(max_size=8 << 20)  # noqa: SIM115 - closed below / handed on
     for chunk in body:
         spool.write(chunk)
     spool.seek(0)
@@ -634,10 +636,10 @@ class DedupWriter:
         """
         from .writer import iter_source
 
-        raw_head = http_head if isinstance(http_head, (bytes, bytearray)) else getattr(http_head, "raw")
+        raw_head = http_head if isinstance(http_head, (bytes, bytearray)) else http_head.raw
         raw_head = bytes(raw_head)
         if not isinstance(body, (bytes, bytearray, memoryview)) and body is not None:
-            spool = tempfile.SpooledTemporaryFile(max_size=8 << 20)
+            spool = tempfile.SpooledTemporaryFile(max_size=8 << 20)  # noqa: SIM115 - closed below / handed on
             for chunk in iter_source(body):
                 spool.write(chunk)
             size = spool.tell()

@@ -6,8 +6,8 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS, corpus_path
 from convert_helpers import assert_valid
+from corpus_paths import CORPUS, corpus_path
 
 import warckit
 from warckit.cli import main

@@ -6,7 +6,7 @@ import io
 from datetime import datetime, timezone
 
 import pytest
-from conftest import CORPUS, corpus_path
+from corpus_paths import CORPUS, corpus_path
 
 from warckit.convert.crawllog import (
     CrawlLogEntry,

@@ -48,12 +48,11 @@ def _hostile_warc(tmp_path: Path) -> tuple[Path, list[bytes]]:
     (tmp_path / "in").mkdir()
     path = tmp_path / "in" / "hostile.warc"
     with open(path, "wb") as f:
-        for i, (url, body) in enumerate(zip(HOSTILE, bodies)):
-            f.write(b"WARC/1.0\r\nWARC-Type: resource\r\n"
+        f.writelines(b"WARC/1.0\r\nWARC-Type: resource\r\n"
                     + f"WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-{i:012d}>\r\n".encode()
                     + b"WARC-Date: 2024-01-01T00:00:00Z\r\n"
                     + f"WARC-Target-URI: {url}\r\nContent-Type: text/plain\r\n".encode()
-                    + f"Content-Length: {len(body)}\r\n\r\n".encode() + body + b"\r\n\r\n")
+                    + f"Content-Length: {len(body)}\r\n\r\n".encode() + body + b"\r\n\r\n" for i, (url, body) in enumerate(zip(HOSTILE, bodies)))
     return path, bodies
 
 

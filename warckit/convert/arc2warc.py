@@ -30,7 +30,7 @@ from ..reader import open_archive
 from ..records import WarcRecord
 from ..rolling import DEFAULT_MAX_BYTES
 
-__all__ = ["Arc2WarcStats", "arc_to_warc", "ARC_FILENAME_FIELD", "ARC_OFFSET_FIELD"]
+__all__ = ["ARC_FILENAME_FIELD", "ARC_OFFSET_FIELD", "Arc2WarcStats", "arc_to_warc"]
 
 #: Extension field naming the ARC file a converted record came from.
 ARC_FILENAME_FIELD = "WARC-ARC-Filename"

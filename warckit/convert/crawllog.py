@@ -40,14 +40,14 @@ from ..digests import Digest
 from ..errors import Issue, ParseError
 
 __all__ = [
-    "CrawlLogEntry",
-    "Duplicate",
     "IDENTICAL_PAYLOAD_DIGEST",
     "SERVER_NOT_MODIFIED",
+    "CrawlLogEntry",
+    "Duplicate",
+    "parse_fetch_timestamp",
     "parse_line",
     "read_crawl_log",
     "split_annotations",
-    "parse_fetch_timestamp",
 ]
 
 #: Revisit profile names (as :meth:`warckit.guided.WarcWriter.revisit` takes them).
@@ -319,7 +319,7 @@ def parse_line(line: str, line_number: int = 0) -> CrawlLogEntry:
         fetch_time, duration = fetched
     try:
         digest = _parse_digest(parts[9])
-    except Exception as exc:
+    except ValueError as exc:  # HeaderParseError is a ValueError too
         raise ValueError(f"column 10 (digest): {exc}") from None
     annotations: tuple[str, ...] = ()
     extra: dict[str, Any] | None = None

@@ -157,8 +157,8 @@ def crawllog_to_warc(
             on_warning(issue)
 
     info: list[tuple[str, str]] = [
-        ("description", "revisit records for the duplicate-marked lines of Heritrix crawl.logs "
-                        "(warckit crawllog2warc)"),
+        ("description", ("revisit records for the duplicate-marked lines of Heritrix crawl.logs "
+                         "(warckit crawllog2warc)")),
     ]
     info += [("source-crawl-log", os.path.basename(os.fspath(p))) for p in logs]
     info += [("originals", os.path.basename(os.fspath(p))) for p in originals]

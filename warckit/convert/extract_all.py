@@ -31,13 +31,15 @@ import re
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ..errors import Issue, UsageError
 from ..reader import open_archive
 from ..records import WarcRecord
+from ..writer import Readable
 
-__all__ = ["ExtractStats", "extract_all", "safe_relative_path", "MANIFEST_NAME"]
+__all__ = ["MANIFEST_NAME", "ExtractStats", "extract_all", "safe_relative_path"]
 
 #: Name of the manifest written into the output directory.
 MANIFEST_NAME = "manifest.csv"
@@ -190,20 +192,20 @@ def _inside(root: str, path: str) -> bool:
     return os.path.commonpath([real_root, os.path.realpath(path)]) == real_root
 
 
-def _payload(record: WarcRecord, decode: bool) -> tuple[object, int | None, str | None]:
+def _payload(record: WarcRecord, decode: bool) -> tuple[Readable, int | None, str | None]:
     """(stream, status, media type) of what gets extracted from *record*."""
     from .._chunked import ChunkedReader, DecodingReader
 
     http = record.http if record.has_http else None
     if http is not None and http.is_response:
-        stream: object = record.payload_stream()
+        stream: Any = record.payload_stream()
         if http.chunked:
             # Quirk: "Transfer-Encoding: chunked" over a body that is not chunked (pywb
             # iana.warc.gz): the body is extracted as stored rather than lost.
-            stream = ChunkedReader(stream, lenient=True)  # type: ignore[arg-type]
+            stream = ChunkedReader(stream, lenient=True)
         if decode:
             for coding in reversed(http.content_encodings()):
-                stream = DecodingReader(stream, coding)  # type: ignore[arg-type]
+                stream = DecodingReader(stream, coding)
         return stream, http.status, http.mime_type
     if record.type == "response" and record.format == "warc" and http is None and record.has_http:
         return record.raw_stream(), None, record.content_type
@@ -260,7 +262,7 @@ def extract_all(
                 raise UsageError(f"refusing to write outside {root}: {path}")
             size = 0
             with os.fdopen(fd, "wb") as f:
-                read = getattr(stream, "read")
+                read = stream.read
                 while True:
                     chunk = read(1 << 20)
                     if not chunk:

@@ -35,7 +35,7 @@ if HAVE_ISAL:  # pragma: no branch - depends on the environment
 else:  # pragma: no cover
     import zlib as _zlib  # type: ignore[no-redef]
 
-__all__ = ["RecompressStats", "recompress", "GzipMemberWriter"]
+__all__ = ["GzipMemberWriter", "RecompressStats", "recompress"]
 
 # Gzip member header: magic, deflate, no flags, MTIME 0, XFL 0, OS 255 (unknown).
 _GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
