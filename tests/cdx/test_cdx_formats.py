@@ -1,0 +1,206 @@
+"""Line formats: exact new-style lines, round trips, escaping, headers, timestamps."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conftest import corpus_path
+from warckit.cdx import (
+    CDX9_LEGEND,
+    CDX11_LEGEND,
+    NEW_STYLE_HEADER,
+    ALL_TYPES,
+    CdxEntry,
+    CdxjEntry,
+    ClassicCdxEntry,
+    IndexOptions,
+    detect_format,
+    index_file,
+)
+from warckit.cdx._keys import escape_field, new_style_key
+from warckit.cdx._timestamps import (
+    digits_of,
+    lower_bound,
+    record_key,
+    seconds_of,
+    to_14_digits,
+    to_w3c,
+    upper_bound,
+)
+from warckit.cdx.build import write_index
+from warckit.errors import ParseError, UsageError
+
+
+def test_new_style_lines_of_hello_world() -> None:
+    lines = list(index_file(corpus_path("warc-specifications/hello-world.warc.gz"), IndexOptions(types=ALL_TYPES)))
+    assert lines[2] == (
+        "io,github,iipc,)/warc-specifications/primers/web-archive-formats/hello-world.txt "
+        "2015-07-08T21:55:13Z "
+        "http://iipc.github.io/warc-specifications/primers/web-archive-formats/hello-world.txt "
+        "sha1:XMABAYFTCASBJ5QATNBILSXH6PSZEMG4 response hello-world.warc.gz 907 "
+        '{"length":723,"id":"urn:uuid:3C74F309-6B37-461C-B982-1B5C447C3C0E","status":200,'
+        '"mime":"text/plain","payload_length":13}'
+    )
+    types = [CdxEntry.parse(line).type for line in lines]
+    assert types == ["warcinfo", "request", "response", "metadata", "resource", "resource"]
+    request = CdxEntry.parse(lines[1])
+    assert request.extra == {
+        "length": 461,
+        "id": "urn:uuid:8DCD2661-1B5A-445C-B4F4-2ACEB69A900B",
+        "payload_length": 0,
+        "method": "GET",
+    }
+    assert request.digest == "sha1:KPXGFZD2D2326ZWSEZP3S2MJ6GMBCD4E"  # block digest: no payload digest
+    resource = CdxEntry.parse(lines[4])
+    assert resource.extra["concurrent_to"] == ["urn:uuid:29189A0E-B75F-4450-950B-BB6D1AF9CE10"]
+
+
+def test_default_types_skip_request_and_warcinfo() -> None:
+    lines = list(index_file(corpus_path("warc-specifications/hello-world.warc.gz")))
+    assert [CdxEntry.parse(line).type for line in lines] == ["response", "metadata", "resource", "resource"]
+
+
+def test_revisit_entry() -> None:
+    path = corpus_path("warc-specifications/20141129-heritrix-revisit-with-http-headers-and-new-warc-headers.warc.gz")
+    (line,) = index_file(path)
+    entry = CdxEntry.parse(line)
+    assert entry.type == "revisit"
+    assert entry.timestamp == "2014-11-29T09:30:53Z"
+    assert entry.extra["profile"] == "identical-payload-digest"
+    assert entry.extra["refers_to_uri"] == "http://bl.uk/subjects/news-media/"
+    assert entry.extra["refers_to_date"] == "2014-11-29T09:18:39Z"
+    assert entry.extra["status"] == 200
+
+
+def test_arc_entries() -> None:
+    lines = list(index_file(corpus_path("netarchivesuite/arc/input-1.arc"), IndexOptions(types=ALL_TYPES)))
+    assert lines[1] == (
+        "dns:www.trineogkaare.dk 2006-02-03T10:54:22Z dns:www.trineogkaare.dk - arc-resource "
+        'input-1.arc 1402 {"length":123,"mime":"text/dns","payload_length":56}'
+    )
+    assert CdxEntry.parse(lines[0]).type == "arc-warcinfo"
+    assert CdxEntry.parse(lines[1]).record_type == "resource"
+
+
+def test_fractional_timestamp_kept() -> None:
+    (info, response) = index_file(corpus_path("pywb/example-url-agnostic-orig.warc.gz"), IndexOptions(types=ALL_TYPES))
+    assert CdxEntry.parse(info).timestamp == "2014-03-04T05:14:21.000Z"  # precision as written
+    assert CdxEntry.parse(response).timestamp == "2013-07-02T19:54:02Z"
+    (cdx11,) = index_file(corpus_path("pywb/example-url-agnostic-orig.warc.gz"), IndexOptions(format="cdx11"))
+    assert cdx11.split(" ")[1] == "20130702195402"
+
+
+def test_spaces_are_never_inside_fields() -> None:
+    (line,) = index_file(corpus_path("warcio/example-space-in-url.arc"), IndexOptions(lenient=True))
+    assert len(line.split(" ")) == 8
+    entry = CdxEntry.parse(line)
+    assert entry.url == (
+        "http://example.com/index.cfm?FuseAction=Email&EmailTitle=Examples%20From%20The%20Live%20Web&IsPopUp=False"
+    )
+    e = CdxEntry.build("k", "2014", "u", "-", "resource", "f", 0, {"note": "a b\tc"})
+    assert e.json == '{"note":"a\\u0020b\\tc"}'
+    assert " " not in e.format().split(" ", 7)[7]
+    assert json.loads(e.json) == {"note": "a b\tc"}
+    assert escape_field("a b\x00\x7f\n") == "a%20b%00%7F%0A"
+    assert escape_field("http://x/é") == "http://x/é"
+
+
+def test_header_sorts_first_and_is_detected() -> None:
+    assert NEW_STYLE_HEADER == "!warckit-cdx 1.0 urlkey timestamp url digest type filename offset json"
+    assert NEW_STYLE_HEADER.encode() < b"-"  # the key of records without a URL
+    assert NEW_STYLE_HEADER.encode() < b"0"
+    assert detect_format(NEW_STYLE_HEADER) == "cdx"
+    assert detect_format(CDX11_LEGEND) == "cdx11"
+    assert detect_format(CDX9_LEGEND) == "cdx9"
+    assert detect_format('com,example)/ 20140101000000 {"url": "x"}') == "cdxj"
+    with pytest.raises(ParseError, match="unsupported new-style CDX version '2.0'"):
+        detect_format("!warckit-cdx 2.0 urlkey")
+    with pytest.raises(ParseError):
+        detect_format("one two three four")
+
+
+def test_sorted_output_with_header() -> None:
+    out = io.BytesIO()
+    paths = [corpus_path("pywb/example.warc.gz"), corpus_path("pywb/dupes.warc.gz")]
+    count = write_index(paths, out, IndexOptions(), sort=True, progress=False)
+    lines = out.getvalue().split(b"\n")[:-1]
+    assert lines[0] == NEW_STYLE_HEADER.encode()
+    assert len(lines) == count + 1 == 16
+    assert lines[1:] == sorted(lines[1:])
+
+
+@given(
+    key=st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters=" \n\r"), min_size=1).filter(
+        lambda s: not s.startswith("!")
+    ),
+    offset=st.integers(min_value=0, max_value=2**63),
+    extra=st.dictionaries(st.text(max_size=5), st.one_of(st.integers(-(2**60), 2**60), st.text(max_size=8), st.none())),
+)
+def test_round_trip_property(key: str, offset: int, extra: dict[str, object]) -> None:
+    entry = CdxEntry.build(escape_field(key), "2026-11-30T09:00:00.123456Z", escape_field(key),
+                           "sha1:X", "response", "f.warc.gz", offset, extra)
+    line = entry.format()
+    assert "\n" not in line and len(line.split(" ")) == 8
+    parsed = CdxEntry.parse(line)
+    assert parsed == entry
+    assert parsed.format() == line
+    assert parsed.extra == extra
+
+
+def test_parsers_round_trip_reference_lines() -> None:
+    for name in ("pywb/iana.cdxj", "pywb/post-test.cdxj", "pywb/missing-status-text.cdxj"):
+        for line in corpus_path(name).read_text().splitlines():
+            assert CdxjEntry.parse(line).format() == line
+    for name in ("pywb/iana.cdx", "warc-specifications/hello-world.warc.cdx"):
+        for line in corpus_path(name).read_text().splitlines()[1:]:
+            assert ClassicCdxEntry.parse(line).format() == line
+    nas = corpus_path("netarchivesuite/cdx/NAS-20100909163324-00000-mette.kb.dk.warc.cdx").read_text().splitlines()
+    assert ClassicCdxEntry.parse(nas[0]).letters == ("N", "b", "a", "m", "s", "k", "r", "V", "g")
+
+
+def test_bad_lines() -> None:
+    with pytest.raises(ParseError, match="not a new-style CDX line"):
+        CdxEntry.parse("a b c")
+    with pytest.raises(ParseError, match="bad offset"):
+        CdxEntry.parse("k t u d response f x {}")
+    with pytest.raises(ParseError, match="not a CDXJ line"):
+        CdxjEntry.parse("k t nojson")
+    with pytest.raises(ParseError, match="11 values|fields"):
+        ClassicCdxEntry.parse(corpus_path("warc-specifications/cdx.unsorted.out").read_text().splitlines()[1],
+                              ("N", "b", "a", "m", "s", "k", "r", "M", "V", "g"))
+    with pytest.raises(UsageError, match="unknown record type"):
+        IndexOptions(types=frozenset({"responses"}))
+    with pytest.raises(UsageError, match="unknown index format"):
+        IndexOptions(format="warc")  # type: ignore[arg-type]
+
+
+def test_unicode_hosts() -> None:
+    assert new_style_key("http://www.bücher.de/a") == "de,xn--bcher-kva,www,)/a"
+    assert new_style_key("http://www.bücher.de/a", unicode_host=True) == "de,bücher,www,)/a"
+    assert new_style_key("https://www.Example.com/a?b=1&a=2") == "com,example,www,)/a?a=2&b=1"
+
+
+def test_timestamps() -> None:
+    assert digits_of("2016-12-31T23:59:60Z") == "20161231235960"
+    assert digits_of("2026-11-30T09:00:00.123456Z") == "20261130090000123456"
+    assert digits_of("20140103") == "20140103"
+    assert record_key("2016-01") == "20160101000000"
+    assert record_key("garbage") == ""
+    assert lower_bound("2014") == "20140101000000"
+    assert upper_bound("2014") == "20141231235960999999999"
+    assert upper_bound("20140103030321") == "20140103030321999999999"
+    assert upper_bound("2014-01-03T03:03:21.5Z") == "201401030303215999999999"[:23]
+    assert to_14_digits("2014-01-03T03:03:21.987Z") == "20140103030321"
+    assert to_14_digits("2016-01") == "20160101000000"
+    assert to_w3c("20080430204825") == "2008-04-30T20:48:25Z"
+    assert to_w3c("200804") == "2008-04"
+    assert to_w3c("20080430204825123") == "2008-04-30T20:48:25.123Z"
+    assert seconds_of("20161231235960") == seconds_of("20170101000000")
+    assert seconds_of("197001010000015") == 1.5
+    with pytest.raises(ValueError):
+        digits_of("yesterday")
