@@ -15,10 +15,12 @@ in order. Named rule sets:
     strip trailing slash, sort query arguments, drop an empty query. This is what the
     ``cdx`` SURT style uses (through a compiled fast path with the same results).
 ``"heritrix"`` (and ``"heritrix-2008"`` with IDNA 2008 hosts)
-    A Heritrix ``UsableURIFactory``-like fix-up: lower-case scheme and host, IDN →
-    punycode (IDNA 2003, strict), strip default port, remove dot segments, ``/`` for an
-    empty path, escape spaces/controls/non-ASCII in path, query and fragment; keeps
-    user-info, ``www``, case of path and query, and the fragment.
+    A Heritrix ``UsableURIFactory``-like fix-up (checked against vectors of its test
+    suite): lower-case scheme and host, IDN → punycode (IDNA 2003, strict), reject
+    illegal hosts and port 0, strip default port, trim trailing spaces/NBSP, ``\\`` →
+    ``/``, remove dot segments, ``/`` for an empty path, escape spaces/controls/
+    non-ASCII (and ``"<>\\^`{|}[]`` in the path); keeps user-info, ``www``, case of
+    path and query, and the fragment (which ``UsableURIFactory`` itself drops).
 """
 
 from __future__ import annotations
@@ -53,6 +55,11 @@ def strip_fragment(url: SplitUrl) -> SplitUrl:
 def strip_userinfo(url: SplitUrl) -> SplitUrl:
     """Drop ``user:password@``."""
     return url.replace(userinfo=None) if url.userinfo is not None else url
+
+
+def strip_zero_port(url: SplitUrl) -> SplitUrl:
+    """Drop ``:0`` (surt reads it as "no port")."""
+    return url.replace(port=None) if url.port == 0 else url
 
 
 def minimal_escape_query(url: SplitUrl) -> SplitUrl:
@@ -152,14 +159,55 @@ def lowercase_scheme(url: SplitUrl) -> SplitUrl:
 
 
 def heritrix_host(url: SplitUrl) -> SplitUrl:
-    """Unescape, IDN → punycode with IDNA 2003 (strict), lower case, strip outer dots.
+    """Heritrix host fix-up: unescape, drop trailing spaces and one trailing dot, IDN →
+    punycode with IDNA 2003 (strict), lower case; reject what cannot be a host name.
 
     Raises:
-        UrlError: The host holds controls or spaces, or an invalid IDN label.
+        UrlError: Controls or spaces inside the host, an invalid IDN label, an empty
+            label (``a..b``) or a character outside ``[a-z0-9._-]`` (IPv6 literals aside).
     """
     if not url.host:
         return url
     return url.replace(host=_heritrix_host(url.host, "2003"))
+
+
+def heritrix_host_2008(url: SplitUrl) -> SplitUrl:
+    """As :func:`heritrix_host` but with UTS #46 / IDNA 2008."""
+    if not url.host:
+        return url
+    return url.replace(host=_heritrix_host(url.host, "2008"))
+
+
+_HOST_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789._-")
+_IPV6_CHARS = frozenset(b"0123456789abcdef:.")
+
+
+def _heritrix_host(host: bytes, version: IdnaVersion) -> bytes:
+    # Quirk: Heritrix strips trailing (escaped) spaces: http://www.nps-shoes.co.uk%20
+    raw = _h.unescape_repeatedly(host).rstrip(b" ")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UrlError(f"host {host!r} is not UTF-8") from None
+    ascii_host = host_to_ascii(text, idna=version)
+    ascii_host = ascii_host.removesuffix(".")
+    result = ascii_host.encode("ascii")
+    if b":" in result and not result.translate(None, bytes(_IPV6_CHARS)):
+        return result  # IPv6 literal
+    if not result or b".." in result or result.startswith(b".") or not set(result) <= _HOST_CHARS:
+        raise UrlError(f"illegal host name {text!r}")
+    return result
+
+
+def require_valid_port(url: SplitUrl) -> SplitUrl:
+    """Reject port 0 (Heritrix refuses it).
+
+    Raises:
+        UrlError: The port is 0.
+    """
+    if url.port == 0:
+        raise UrlError("bad port '0'")
+    return url
 
 
 def require_host(url: SplitUrl) -> SplitUrl:
@@ -171,21 +219,6 @@ def require_host(url: SplitUrl) -> SplitUrl:
     if not url.host and url.scheme.lower() in _h.NEEDS_HOST:
         raise UrlError(f"no host in {url.geturl()[:200]!r}")
     return url
-
-
-def heritrix_host_2008(url: SplitUrl) -> SplitUrl:
-    """As :func:`heritrix_host` but with UTS #46 / IDNA 2008."""
-    if not url.host:
-        return url
-    return url.replace(host=_heritrix_host(url.host, "2008"))
-
-
-def _heritrix_host(host: bytes, version: IdnaVersion) -> bytes:
-    try:
-        text = host.decode("utf-8")
-    except UnicodeDecodeError:
-        raise UrlError(f"host {host!r} is not UTF-8") from None
-    return host_to_ascii(text, idna=version).strip(".").encode("ascii")
 
 
 def remove_dot_segments(url: SplitUrl) -> SplitUrl:
@@ -217,27 +250,57 @@ def remove_dot_segments(url: SplitUrl) -> SplitUrl:
     return url.replace(path=joined)
 
 
-def _escape_keep_percent(data: bytes) -> bytes:
-    """Escape controls, space, ``"<>\\^`{|}`` DEL and non-ASCII; keep ``%`` escapes."""
+_PATH_UNSAFE = frozenset(b'"<>\\^`{|}[]')
+
+
+def _escape_keep_percent(data: bytes, unsafe: frozenset[int] = frozenset()) -> bytes:
+    """Escape controls, space, DEL, non-ASCII and *unsafe*; keep ``%`` escapes as they are."""
+    if data.isascii() and not any(c <= 0x20 or c == 0x7F or c in unsafe for c in data):
+        return data
     out = bytearray()
     for c in data:
-        if c <= 0x20 or c >= 0x7F or c in b'"<>\\^`{|}':
+        if c <= 0x20 or c >= 0x7F or c in unsafe:
             out += b"%%%02X" % c
         else:
             out.append(c)
     return bytes(out)
 
 
+_NBSP = "\u00a0".encode()
+
+
+def heritrix_trim(url: SplitUrl) -> SplitUrl:
+    """Trim spaces and NO-BREAK SPACEs from the end of the URL (Heritrix trims both)."""
+    for name in ("fragment", "query", "path"):
+        value: bytes | None = getattr(url, name)
+        if value is None:
+            continue
+        trimmed = value
+        while trimmed.endswith((b" ", _NBSP)):
+            trimmed = trimmed[:-1] if trimmed.endswith(b" ") else trimmed[: -len(_NBSP)]
+        return url.replace(**{name: trimmed}) if trimmed != value else url
+    return url
+
+
+def heritrix_path_chars(url: SplitUrl) -> SplitUrl:
+    """Backslash → ``/`` and NO-BREAK SPACE → space in the path (as browsers and Heritrix)."""
+    if not url.path or (b"\\" not in url.path and _NBSP not in url.path):
+        return url
+    return url.replace(path=url.path.replace(b"\\", b"/").replace(_NBSP, b" "))
+
+
 def heritrix_escape(url: SplitUrl) -> SplitUrl:
-    """Escape characters a URI cannot hold in path, query and fragment."""
+    """Escape what a URI cannot hold: in the path also ``"<>\\^`{|}[]``; in query and
+    fragment only controls, space, DEL and non-ASCII (Heritrix keeps ``{curly}`` there)."""
     return url.replace(
-        path=_escape_keep_percent(url.path) if url.path else url.path,
+        path=_escape_keep_percent(url.path, _PATH_UNSAFE) if url.path else url.path,
         query=_escape_keep_percent(url.query) if url.query else url.query,
         fragment=_escape_keep_percent(url.fragment) if url.fragment else url.fragment,
     )
 
 
 GOOGLE_RULES: tuple[Rule, ...] = (
+    strip_zero_port,
     strip_fragment,
     strip_userinfo,
     minimal_escape_query,
@@ -260,7 +323,10 @@ HERITRIX_RULES: tuple[Rule, ...] = (
     lowercase_scheme,
     heritrix_host,
     require_host,
+    require_valid_port,
     strip_default_port,
+    heritrix_trim,
+    heritrix_path_chars,
     remove_dot_segments,
     heritrix_escape,
 )
@@ -270,7 +336,7 @@ RULE_SETS: dict[str, tuple[Rule, ...]] = {
     "none": (),
     "google": GOOGLE_RULES,
     "ia": GOOGLE_RULES + IA_RULES,
-    "ia-only": (strip_userinfo, strip_fragment) + IA_RULES,
+    "ia-only": (strip_zero_port, strip_userinfo, strip_fragment) + IA_RULES,
     "heritrix": HERITRIX_RULES,
     "heritrix-2008": tuple(heritrix_host_2008 if r is heritrix_host else r for r in HERITRIX_RULES),
 }

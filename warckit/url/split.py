@@ -33,7 +33,8 @@ class SplitUrl:
         scheme: As written (case kept), e.g. ``b"http"``.
         userinfo: ``user[:password]`` before ``@`` in the authority, or ``None``.
         host: The host (IPv6 without brackets), or ``None``.
-        port: The port number, or ``None`` (``:0`` and an empty ``:`` count as none).
+        port: The port number, or ``None`` (an empty ``:`` counts as none; ``:0`` is
+            kept as 0 and dropped by the Google/IA rules, as surt does).
         path: The path, or ``None``.
         query: The query without ``?``; ``b""`` for a bare ``?``; ``None`` if absent.
         fragment: The fragment without ``#``, or ``None``.
@@ -90,7 +91,7 @@ class SplitUrl:
                     or int(port_text) > 65535
                 ):
                     raise UrlError(f"bad port {port_text.decode('latin-1')!r} in {url[:200]!r}")
-                port = int(port_text) or None
+                port = int(port_text)
             if host:
                 # As urllib's .hostname: lower case up to a '%' (IPv6 zone ids keep case).
                 name, pct, zone = host.partition(b"%")
