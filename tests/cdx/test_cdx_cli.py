@@ -1,0 +1,112 @@
+"""``warckit index``, ``warckit merge`` and ``warckit query`` in-process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, corpus_path
+from warckit.cdx.formats import CDX11_LEGEND, NEW_STYLE_HEADER
+from warckit.cli import main
+
+WARCS = ["pywb/example.warc.gz", "pywb/dupes.warc.gz", "pywb/iana.warc.gz"]
+
+
+def _paths() -> list[str]:
+    return [str(corpus_path(w)) for w in WARCS]
+
+
+def test_index_sorted_default_format(tmp_path: Path) -> None:
+    out = tmp_path / "all.cdx"
+    assert main(["index", "--sort", "-o", str(out), *_paths()]) == 0
+    lines = out.read_text("utf-8").splitlines()
+    assert lines[0] == NEW_STYLE_HEADER
+    assert len(lines) == 1 + 3 + 12 + 171
+    assert [line.encode() for line in lines[1:]] == sorted(line.encode() for line in lines[1:])
+
+
+def test_index_parallel_equals_serial(tmp_path: Path) -> None:
+    serial, parallel = tmp_path / "s.cdx", tmp_path / "p.cdx"
+    assert main(["index", "-f", "cdx11", "-o", str(serial), *_paths()]) == 0
+    assert main(["index", "-f", "cdx11", "-j", "2", "-o", str(parallel), *_paths()]) == 0
+    assert serial.read_bytes() == parallel.read_bytes()
+    assert serial.read_text().splitlines()[0] == CDX11_LEGEND
+
+
+def test_index_to_stdout(capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    assert main(["index", "-f", "cdxj", str(corpus_path("pywb/example.warc.gz"))]) == 0
+    lines = capsysbinary.readouterr().out.decode().splitlines()
+    assert len(lines) == 3
+    assert lines[0].startswith('com,example)/?example=1 20140103030321 {"url": "http://example.com?example=1"')
+
+
+def test_index_types_option(tmp_path: Path) -> None:
+    out = tmp_path / "x.cdx"
+    assert main(["index", "-t", "request,warcinfo", "--no-header", "-o", str(out),
+                 str(corpus_path("pywb/example.warc.gz"))]) == 0
+    types = [line.split(" ")[4] for line in out.read_text().splitlines()]
+    assert types == ["warcinfo", "request", "request"]
+    assert main(["index", "-t", "bogus", str(corpus_path("pywb/example.warc.gz"))]) == 2
+
+
+def test_damaged_file_needs_lenient(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(corpus_path("pywb/example.warc"))
+    assert main(["index", "-o", str(tmp_path / "x"), path]) == 1
+    assert "error" in capsys.readouterr().err
+    assert main(["index", "--lenient", "-o", str(tmp_path / "x"), path]) == 0
+    assert len((tmp_path / "x").read_text().splitlines()) == 4
+
+
+def test_merge_and_query(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    parts = []
+    for i, warc in enumerate(_paths()):
+        part = tmp_path / f"{i}.cdx"
+        assert main(["index", "--sort", "-o", str(part), warc]) == 0
+        parts.append(str(part))
+    merged = tmp_path / "merged.cdx"
+    assert main(["merge", "-o", str(merged), *parts]) == 0
+    whole = tmp_path / "whole.cdx"
+    assert main(["index", "--sort", "-o", str(whole), *_paths()]) == 0
+    assert merged.read_bytes() == whole.read_bytes()
+    capsysbinary.readouterr()
+
+    assert main(["query", str(merged), "http://www.iana.org/", "--json"]) == 0
+    rows = [json.loads(line) for line in capsysbinary.readouterr().out.splitlines()]
+    assert [(r["timestamp"], r["type"], r["filename"]) for r in rows] == [
+        ("2014-01-26T20:06:24Z", "response", "iana.warc.gz"),
+        ("2014-01-27T17:12:38Z", "revisit", "dupes.warc.gz"),
+    ]
+    assert main(["query", str(merged), "iana.org", "--match", "domain", "--type", "revisit",
+                 "--from", "2014-01-26T20:08", "--to", "20140126200830", "--limit", "2"]) == 0
+    out = capsysbinary.readouterr().out.decode().splitlines()
+    assert [line.split(" ")[1] for line in out] == ["2014-01-26T20:08:05Z", "2014-01-26T20:08:16Z"]
+    assert all(line.startswith("org,iana,www,)/_css/2013.1/fonts/opensans-bold.ttf ") for line in out)
+    assert main(["query", str(merged), "http://nothere.example/"]) == 1
+    assert main(["query", str(merged)]) == 2
+    assert main(["query", str(merged), "http://x/", "--from", "soon"]) == 2
+
+
+def test_zipnum_cli(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    base = tmp_path / "zn"
+    assert main(["index", "-f", "cdx11", "--zipnum", str(base), "--block-lines", "10", *_paths()]) == 0
+    assert len((tmp_path / "zn.idx").read_text().splitlines()) == 19  # 186 lines / 10
+    assert (tmp_path / "zn.loc").read_text() == "zn\tzn.cdx.gz\n"
+    capsysbinary.readouterr()
+    assert main(["query", str(tmp_path / "zn.idx"), "http://example.com/?example=1", "--status", "200"]) == 0
+    out = capsysbinary.readouterr().out.decode().splitlines()
+    assert [line.split(" ")[1] for line in out] == ["20140103030321", "20140103030341"]
+
+
+def test_subprocess_smoke(tmp_path: Path) -> None:
+    out = tmp_path / "x.cdxj"
+    result = subprocess.run(
+        [sys.executable, "-m", "warckit", "index", "-f", "cdxj", "-o", str(out),
+         str(corpus_path("pywb/example2.warc.gz"))],
+        capture_output=True, text=True, cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr
+    assert out.read_text().count("\n") == 1
