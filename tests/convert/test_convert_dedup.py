@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import corpus_path
 from convert_helpers import assert_valid
+from corpus_paths import corpus_path
 
 import warckit
 from warckit.cli import main

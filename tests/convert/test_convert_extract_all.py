@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import corpus_path
+from corpus_paths import corpus_path
 
 import warckit
 from warckit.cli import main

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 import zstandard
-from conftest import CORPUS, corpus_path
 from convert_helpers import assert_valid
+from corpus_paths import CORPUS, corpus_path
 
 import warckit
 from warckit.cli import main
