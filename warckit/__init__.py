@@ -47,6 +47,12 @@ if TYPE_CHECKING:
     from .validate import forbidden_fields, mandatory_fields, validate_headers
     from .verify import DigestReport, verify_digests
     from .writer import RecordWriter
+    from .convert.arc2warc import arc_to_warc
+    from .convert.crawllog2warc import crawllog_to_warc
+    from .convert.extract_all import extract_all
+    from .convert.recompress import recompress
+    from .convert.crawllog import CrawlLogEntry, Duplicate, read_crawl_log
+    from .dedup import DedupIndex, DedupWriter, Original
 
 # Writing and checking are imported on first use, so that reading starts fast.
 _LAZY = {
@@ -57,15 +63,26 @@ _LAZY = {
     "forbidden_fields": "validate", "mandatory_fields": "validate", "validate_headers": "validate",
     "DigestReport": "verify", "verify_digests": "verify",
     "RecordWriter": "writer",
+    "arc_to_warc": "convert.arc2warc", "crawllog_to_warc": "convert.crawllog2warc",
+    "extract_all": "convert.extract_all", "recompress": "convert.recompress",
+    "CrawlLogEntry": "convert.crawllog", "Duplicate": "convert.crawllog",
+    "read_crawl_log": "convert.crawllog",
+    "DedupIndex": "dedup", "DedupWriter": "dedup", "Original": "dedup",
 }
 
 
+#: Subpackages reachable as attributes (``warckit.url.surt(...)``) without an explicit import.
+_SUBPACKAGES = frozenset({"url", "cdx", "convert", "dedup", "verify", "validate", "check"})
+
+
 def __getattr__(name: str) -> Any:
+    import importlib
+
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f".{name}", __name__)
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'warckit' has no attribute {name!r}")
-    import importlib
-
     value = getattr(importlib.import_module(f".{module}", __name__), name)
     globals()[name] = value
     return value
@@ -104,6 +121,16 @@ __all__ = [
     "reassemble",
     "iter_logical_records",
     "LogicalRecord",
+    "arc_to_warc",
+    "crawllog_to_warc",
+    "extract_all",
+    "recompress",
+    "CrawlLogEntry",
+    "Duplicate",
+    "read_crawl_log",
+    "DedupIndex",
+    "DedupWriter",
+    "Original",
     "Headers",
     "HttpHead",
     "parse_http_head",

@@ -472,6 +472,9 @@ class ArchiveReader:
                 self.format = "warc"
             elif buf.startswith(b"filedesc:", pos):
                 self.format = "arc"
+            elif self._start_offset and self._arc_line_here():
+                # Random access into an ARC file: a URL-record line, no version block.
+                self.format = "arc"
             else:
                 return self._unrecognized_start()
         if self.format == "arc":
@@ -500,6 +503,19 @@ class ArchiveReader:
             return None
         self.format = "warc"
         return self._read_warc_head()
+
+    def _arc_line_here(self) -> bool:
+        line = self._peek_line()
+        if line is None:
+            return False
+        line = line.rstrip(b"\r")
+        for legend in (_ARC_V1, _ARC_V2):
+            fields = _arc_fields(line, legend)
+            if fields is not None and fields["length"].isdigit() and len(fields["date"]) >= 12:
+                self._arc_legend = legend
+                self.arc_version = "2" if legend is _ARC_V2 else "1"
+                return True
+        return False
 
     def _peek_line(self) -> bytes | None:
         while True:
