@@ -186,24 +186,45 @@ def _request_body(record: WarcRecord) -> bytes:
     return record.content_stream().read(limit) or b""
 
 
+def _field_map(record: WarcRecord) -> dict[str, str]:
+    """First value of every WARC header field by lowercased name (one pass over the head)."""
+    fields: dict[str, str] = {}
+    for name, value in record.headers.fields:
+        key = name.lower()
+        if key not in fields:
+            fields[key] = value
+    return fields
+
+
 def _capture(record: WarcRecord, filename: str, compute_digest: bool) -> Capture:
     """Build the capture of *record* while it is the reader's current record."""
-    headers = record.headers
     rtype = record.type
     is_arc = record.format == "arc"
-    url = record.target_uri or ""
-    cap = Capture(url, rtype, is_arc, record.date_string or "", filename, record.offset)
-    if not is_arc:
-        cap.record_id = _unbracket(record.record_id)
-        cap.payload_digest = headers.first("WARC-Payload-Digest")
-        cap.block_digest = headers.first("WARC-Block-Digest")
-        ct = headers.first("WARC-Concurrent-To")
-        if ct is not None:
+    if is_arc:
+        cap = Capture(record.target_uri or "", rtype, True, record.date_string or "", filename, record.offset)
+        cap.content_type = record.content_type
+    else:
+        h = _field_map(record)
+        url = h.get("warc-target-uri", "")
+        if url[:1] == "<" and url[-1:] == ">":
+            url = url[1:-1]
+        cap = Capture(url, rtype, False, h.get("warc-date", ""), filename, record.offset)
+        cap.record_id = _unbracket(h.get("warc-record-id"))
+        cap.payload_digest = h.get("warc-payload-digest")
+        cap.block_digest = h.get("warc-block-digest")
+        cap.content_type = h.get("content-type")
+        if "warc-concurrent-to" in h:
             cap.concurrent_to = tuple(
                 v for v in (_unbracket(c) for c in record.concurrent_to) if v
             )
-        cap.truncated = headers.first("WARC-Truncated")
-    cap.content_type = record.content_type
+        cap.truncated = h.get("warc-truncated")
+        if rtype == "revisit":
+            cap.profile = record.profile_name  # type: ignore[attr-defined]
+            cap.refers_to = _unbracket(h.get("warc-refers-to"))
+            cap.refers_to_uri = _unbracket(h.get("warc-refers-to-target-uri"))
+            cap.refers_to_date = h.get("warc-refers-to-date")
+        elif rtype in ("metadata", "conversion"):
+            cap.refers_to = _unbracket(h.get("warc-refers-to"))
     http = record.http if rtype in ("response", "revisit", "request") else None
     size = record.content_length
     if http is not None:
@@ -216,16 +237,15 @@ def _capture(record: WarcRecord, filename: str, compute_digest: bool) -> Capture
             cap.method = http.method
     else:
         cap.payload_length = size
-    if rtype == "revisit":
-        cap.profile = record.profile_name  # type: ignore[attr-defined]
-        cap.refers_to = _unbracket(record.refers_to)
-        cap.refers_to_uri = record.refers_to_target_uri
-        cap.refers_to_date = record.refers_to_date
-    elif rtype in ("metadata", "conversion"):
-        cap.refers_to = _unbracket(record.refers_to)
     if compute_digest and cap.payload_digest is None and rtype not in ("warcinfo", "revisit"):
         cap.computed_digest = _sha1_payload(record)
     return cap
+
+
+def _is_post_or_put(record: WarcRecord) -> bool:
+    """Whether a request record carries a POST or PUT."""
+    http = record.http
+    return http is not None and (http.method or "").upper() in ("POST", "PUT")
 
 
 def _pair(first: Capture, second: Capture) -> tuple[Capture, Capture] | None:
@@ -289,6 +309,15 @@ def iter_captures(
             if skip_fields and rtype in ("resource", "metadata"):
                 if record.content_type == "application/warc-fields":
                     continue
+            if rtype == "request" and rtype not in wanted and not _is_post_or_put(record):
+                # Only POST/PUT requests matter when requests are not indexed; a GET
+                # breaks the adjacency of a pending pair just like any other record.
+                if pending is not None and pending_rec is not None:
+                    _finish(pending, pending_rec, plain)
+                    if pending.type in wanted:
+                        yield pending
+                pending = pending_rec = pending_body = None
+                continue
             cap = _capture(record, filename, compute_digest)
             body: tuple[str, bytes | None, str | None] | None = None
             if opts.post_append and rtype == "request" and cap.method is not None:
