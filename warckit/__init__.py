@@ -1,5 +1,7 @@
 """warckit: WARC/ARC reading and guided writing, SURT canonicalization, CDX indexing."""
 
+from typing import TYPE_CHECKING, Any
+
 from ._version import __version__
 from .digests import Digest, Digester
 from .errors import (
@@ -18,12 +20,10 @@ from .errors import (
     ValidationError,
     WarckitError,
 )
-from typing import TYPE_CHECKING, Any
-
 from .headers import Headers
 from .http import HttpHead, parse_http_head
 from .reader import ArchiveReader, read_payload_range, read_record_at
-from .reader import open_archive as open  # noqa: A001 - the one entry point
+from .reader import open_archive as open
 from .records import (
     ArcRecord,
     Continuation,
@@ -41,18 +41,18 @@ from .records import (
 
 if TYPE_CHECKING:
     from .check import FileReport, check_file
+    from .convert.arc2warc import arc_to_warc
+    from .convert.crawllog import CrawlLogEntry, Duplicate, read_crawl_log
+    from .convert.crawllog2warc import crawllog_to_warc
+    from .convert.extract_all import extract_all
+    from .convert.recompress import recompress
+    from .dedup import DedupIndex, DedupWriter, Original
     from .guided import GuidedWriter, HybridPolicy, WarcWriter, WrittenRecord
     from .rolling import RollingFile
     from .segments import LogicalRecord, iter_logical_records, reassemble
     from .validate import forbidden_fields, mandatory_fields, validate_headers
     from .verify import DigestReport, verify_digests
     from .writer import RecordWriter
-    from .convert.arc2warc import arc_to_warc
-    from .convert.crawllog2warc import crawllog_to_warc
-    from .convert.extract_all import extract_all
-    from .convert.recompress import recompress
-    from .convert.crawllog import CrawlLogEntry, Duplicate, read_crawl_log
-    from .dedup import DedupIndex, DedupWriter, Original
 
 # Writing and checking are imported on first use, so that reading starts fast.
 _LAZY = {
@@ -88,66 +88,66 @@ def __getattr__(name: str) -> Any:
     return value
 
 __all__ = [
-    "__version__",
-    "open",
-    "ArchiveReader",
-    "read_record_at",
-    "read_payload_range",
-    "WarcRecord",
-    "Warcinfo",
-    "Request",
-    "Response",
-    "Resource",
-    "Metadata",
-    "Revisit",
-    "Conversion",
-    "Continuation",
-    "UnknownRecord",
     "ArcRecord",
-    "register_type",
-    "verify_digests",
-    "DigestReport",
-    "WarcWriter",
-    "GuidedWriter",
-    "WrittenRecord",
-    "HybridPolicy",
-    "RecordWriter",
-    "RollingFile",
-    "validate_headers",
-    "mandatory_fields",
-    "forbidden_fields",
-    "check_file",
-    "FileReport",
-    "reassemble",
-    "iter_logical_records",
-    "LogicalRecord",
-    "arc_to_warc",
-    "crawllog_to_warc",
-    "extract_all",
-    "recompress",
-    "CrawlLogEntry",
-    "Duplicate",
-    "read_crawl_log",
-    "DedupIndex",
-    "DedupWriter",
-    "Original",
-    "Headers",
-    "HttpHead",
-    "parse_http_head",
-    "Digest",
-    "Digester",
-    "WarckitError",
-    "ParseError",
-    "RecordParseError",
-    "HeaderParseError",
-    "HttpParseError",
+    "ArchiveReader",
     "ChunkedEncodingError",
     "CompressionError",
-    "DuplicateHeaderError",
-    "ValidationError",
+    "Continuation",
+    "Conversion",
+    "CrawlLogEntry",
+    "DedupIndex",
+    "DedupWriter",
+    "Digest",
     "DigestMismatchError",
-    "StaleRecordError",
-    "UsageError",
-    "UrlError",
+    "DigestReport",
+    "Digester",
+    "Duplicate",
+    "DuplicateHeaderError",
+    "FileReport",
+    "GuidedWriter",
+    "HeaderParseError",
+    "Headers",
+    "HttpHead",
+    "HttpParseError",
+    "HybridPolicy",
     "Issue",
+    "LogicalRecord",
+    "Metadata",
+    "Original",
+    "ParseError",
+    "RecordParseError",
+    "RecordWriter",
+    "Request",
+    "Resource",
+    "Response",
+    "Revisit",
+    "RollingFile",
+    "StaleRecordError",
+    "UnknownRecord",
+    "UrlError",
+    "UsageError",
+    "ValidationError",
+    "WarcRecord",
+    "WarcWriter",
+    "Warcinfo",
+    "WarckitError",
+    "WrittenRecord",
+    "__version__",
+    "arc_to_warc",
+    "check_file",
+    "crawllog_to_warc",
+    "extract_all",
+    "forbidden_fields",
+    "iter_logical_records",
+    "mandatory_fields",
+    "open",
+    "parse_http_head",
+    "read_crawl_log",
+    "read_payload_range",
+    "read_record_at",
+    "reassemble",
+    "recompress",
+    "register_type",
+    "validate_headers",
+    "verify_digests",
 ]

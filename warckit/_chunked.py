@@ -96,7 +96,7 @@ class ChunkedReader(io.RawIOBase):
 
     def read(self, size: int = -1) -> bytes:
         if size is None or size < 0:
-            parts = []
+            parts: list[bytes] = []
             while True:
                 part = self.read(1 << 16)
                 if not part:
@@ -132,7 +132,7 @@ def _decompressor(coding: str) -> Any:
         return zlib.decompressobj(15)
     if coding == "br":
         try:
-            import brotli
+            import brotli  # type: ignore[import-untyped]
         except ImportError:
             raise UsageError("Content-Encoding br needs the 'brotli' package") from None
         return brotli.Decompressor()
@@ -175,7 +175,7 @@ class DecodingReader(io.RawIOBase):
 
     def read(self, size: int = -1) -> bytes:
         if size is None or size < 0:
-            parts = []
+            parts: list[bytes] = []
             while True:
                 part = self.read(1 << 16)
                 if not part:

@@ -17,16 +17,16 @@ from ._speedups import load
 from .errors import CompressionError, UsageError
 
 __all__ = [
-    "MAX_CHUNK",
-    "Decoder",
-    "PlainDecoder",
-    "GzipDecoder",
-    "ZstdDecoder",
-    "sniff_compression",
-    "make_decoder",
     "GZIP_MAGIC",
-    "ZSTD_MAGIC",
+    "MAX_CHUNK",
     "ZSTD_DICT_MAGIC",
+    "ZSTD_MAGIC",
+    "Decoder",
+    "GzipDecoder",
+    "PlainDecoder",
+    "ZstdDecoder",
+    "make_decoder",
+    "sniff_compression",
 ]
 
 #: Largest decompressed piece returned by one ``read()``.
@@ -84,7 +84,7 @@ def _zstd_frame_size(buf: bytes, pos: int) -> int | None:
         return None
     magic = struct.unpack_from("<I", buf, pos)[0]
     if _SKIPPABLE_LOW <= magic <= _SKIPPABLE_LOW + 15:
-        return 8 + struct.unpack_from("<I", buf, pos + 4)[0]
+        return 8 + int(struct.unpack_from("<I", buf, pos + 4)[0])
     if buf[pos : pos + 4] != ZSTD_MAGIC:
         raise ValueError("not a zstd frame")
     fhd = buf[pos + 4]
@@ -222,7 +222,8 @@ def make_decoder(
 ) -> Decoder:
     """Return the decoder for *compression* (``"gzip"``, ``"zstd"`` or ``"none"``)."""
     if compression == "gzip":
-        return GzipDecoder(fileobj, start, source, "stop" if lenient else "error")
+        decoder: Decoder = GzipDecoder(fileobj, start, source, "stop" if lenient else "error")
+        return decoder
     if compression == "zstd":
         return ZstdDecoder(fileobj, start, source)
     if compression == "none":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta, timezone
 
-__all__ = ["parse_warc_date", "parse_arc_date", "format_warc_date", "to_14_digits"]
+__all__ = ["format_warc_date", "parse_arc_date", "parse_warc_date", "to_14_digits"]
 
 # WARC 1.1 §5.4: w3c-iso8601 at any W3CDTF granularity, fraction 1-9 digits.
 _W3C = re.compile(

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from .errors import HeaderParseError, UsageError
 
-__all__ = ["Digest", "Digester", "normalize_algorithm", "DIGEST_SIZES"]
+__all__ = ["DIGEST_SIZES", "Digest", "Digester", "normalize_algorithm"]
 
 #: Output size in bytes of the algorithms warckit can compute.
 DIGEST_SIZES: dict[str, int] = {
@@ -159,7 +159,7 @@ class Digester:
         encoding: See :meth:`Digest.from_bytes`.
     """
 
-    __slots__ = ("algorithm", "encoding", "_hash", "length")
+    __slots__ = ("_hash", "algorithm", "encoding", "length")
 
     def __init__(self, algorithm: str = "sha1", *, encoding: str | None = None) -> None:
         self.algorithm = normalize_algorithm(algorithm)

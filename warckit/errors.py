@@ -10,20 +10,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
-    "WarckitError",
-    "ParseError",
-    "RecordParseError",
-    "HeaderParseError",
-    "HttpParseError",
     "ChunkedEncodingError",
     "CompressionError",
-    "DuplicateHeaderError",
-    "ValidationError",
     "DigestMismatchError",
-    "StaleRecordError",
-    "UsageError",
-    "UrlError",
+    "DuplicateHeaderError",
+    "HeaderParseError",
+    "HttpParseError",
     "Issue",
+    "ParseError",
+    "RecordParseError",
+    "StaleRecordError",
+    "UrlError",
+    "UsageError",
+    "ValidationError",
+    "WarckitError",
 ]
 
 

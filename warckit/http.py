@@ -8,7 +8,7 @@ from ._speedups import load
 from .errors import HttpParseError
 from .headers import Headers
 
-__all__ = ["HttpHead", "parse_http_head", "find_head_end", "MAX_HTTP_HEAD"]
+__all__ = ["MAX_HTTP_HEAD", "HttpHead", "find_head_end", "parse_http_head"]
 
 _hp = load("headers")
 

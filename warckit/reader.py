@@ -8,13 +8,13 @@ content, not names. Records carry their file offset and length; bodies stream.
 from __future__ import annotations
 
 import bisect
-import re
 import io
 import os
+import re
 from collections.abc import Callable, Collection, Iterator
 from typing import IO, Any, BinaryIO
 
-from ._compression import ZSTD_DICT_MAGIC, make_decoder, sniff_compression
+from ._compression import ZSTD_DICT_MAGIC, PlainDecoder, make_decoder, sniff_compression
 from ._speedups import load
 from .errors import (
     CompressionError,
@@ -27,7 +27,7 @@ from .errors import (
 from .headers import Headers
 from .records import ArcRecord, WarcRecord, record_class
 
-__all__ = ["ArchiveReader", "open_archive", "read_record_at", "read_payload_range", "WarningHandler"]
+__all__ = ["ArchiveReader", "WarningHandler", "open_archive", "read_payload_range", "read_record_at"]
 
 _hp = load("headers")
 
@@ -105,7 +105,7 @@ class ArchiveReader:
         self._dec: Any = make_decoder(self._f, self.compression, **kwargs)
         if self.compression == "zstd" and offset and self._f.seekable():
             self._load_zstd_dictionary(offset)
-        if _chunk is not None and self.compression == "none":
+        if _chunk is not None and isinstance(self._dec, PlainDecoder):
             self._dec._chunk = _chunk
         self._buf = b""
         self._pos = 0
@@ -138,7 +138,7 @@ class ArchiveReader:
             f.seek(pos)
             return data
         # Not seekable and no peek: wrap it so we can look ahead.
-        self._f = f = io.BufferedReader(f)  # type: ignore[arg-type]
+        self._f = f = io.BufferedReader(f)
         data = f.peek(n)[:n]
         return data
 
@@ -290,7 +290,7 @@ class ArchiveReader:
                     self._truncated(record)
                     return
                 continue
-            take = avail if avail < left else left
+            take = min(left, avail)
             self._pos += take
             left -= take
         self._cur_block_left = 0
@@ -794,8 +794,8 @@ def read_record_at(path: str | os.PathLike[str], offset: int, **options: Any) ->
         ParseError: there is no record at *offset*.
     """
     reader = ArchiveReader(path, offset=offset, **options)
-    if reader.compression == "none":
-        reader._dec._chunk = 1 << 16
+    if isinstance(reader._dec, PlainDecoder):
+        reader._dec._chunk = 1 << 16  # random access: do not read far past the record
     try:
         record = next(reader)
     except StopIteration:

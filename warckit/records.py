@@ -25,21 +25,21 @@ if TYPE_CHECKING:
     from .reader import ArchiveReader
 
 __all__ = [
-    "WarcRecord",
-    "Warcinfo",
-    "Request",
-    "Response",
-    "Resource",
-    "Metadata",
-    "Revisit",
-    "Conversion",
-    "Continuation",
-    "UnknownRecord",
+    "RECORD_TYPES",
     "ArcRecord",
     "BlockStream",
-    "register_type",
+    "Continuation",
+    "Conversion",
+    "Metadata",
+    "Request",
+    "Resource",
+    "Response",
+    "Revisit",
+    "UnknownRecord",
+    "WarcRecord",
+    "Warcinfo",
     "record_class",
-    "RECORD_TYPES",
+    "register_type",
 ]
 
 _SPOOL_MEMORY = 1 << 20
@@ -69,7 +69,7 @@ class BlockStream(io.RawIOBase):
     def read(self, size: int | None = -1) -> bytes:
         rec = self._record
         if size is None or size < 0:
-            parts = []
+            parts: list[bytes] = []
             while True:
                 part = rec._read_block_at(self._pos, 1 << 20)
                 if not part:
@@ -110,27 +110,27 @@ class WarcRecord:
     format: ClassVar[str] = "warc"
 
     __slots__ = (
-        "version",
-        "headers",
-        "raw_head",
-        "offset",
-        "stream_offset",
-        "source",
-        "issues",
-        "member_aligned",
-        "_length",
-        "_stream_length",
         "_content_length",
-        "_reader",
         "_gen",
-        "_retained",
-        "_pulled",
-        "_spool",
-        "_spool_start",
         "_http",
         "_http_done",
+        "_length",
         "_lenient",
+        "_pulled",
+        "_reader",
+        "_retained",
+        "_spool",
+        "_spool_start",
+        "_stream_length",
+        "headers",
+        "issues",
+        "member_aligned",
+        "offset",
+        "raw_head",
+        "source",
+        "stream_offset",
         "trailer",
+        "version",
     )
 
     def __init__(
@@ -366,7 +366,7 @@ class WarcRecord:
                 break
             spool.write(data)
             self._pulled += len(data)
-        self._spool = spool  # type: ignore[assignment]
+        self._spool = spool
         self._spool_start = start
 
     def freeze(self) -> WarcRecord:

@@ -17,7 +17,7 @@ from .digests import DIGEST_SIZES, Digest
 from .errors import ChunkedEncodingError
 from .records import WarcRecord
 
-__all__ = ["DigestResult", "DigestReport", "verify_digests", "WARC11", "LEGACY"]
+__all__ = ["LEGACY", "WARC11", "DigestReport", "DigestResult", "verify_digests"]
 
 #: Payload digest over the HTTP entity after removing chunked transfer-encoding.
 WARC11 = "warc-1.1"

@@ -7,14 +7,17 @@ One ``decompressobj`` per member (isal when available, else zlib); see
 from __future__ import annotations
 
 import zlib
+from types import ModuleType
 from typing import Any, BinaryIO
 
 from ..errors import CompressionError
 
+_zlib: ModuleType
 try:  # isal is a runtime dependency, but stay usable without it
     from isal import isal_zlib as _zlib
 except ImportError:  # pragma: no cover - exercised only where isal is missing
-    _zlib = zlib  # type: ignore[assignment]
+    _zlib = zlib
+_ERRORS: tuple[type[BaseException], ...] = (zlib.error, _zlib.error)
 
 GZIP_MAGIC = b"\x1f\x8b"
 #: Largest decompressed piece returned by one ``read()``.
@@ -108,7 +111,7 @@ class GzipDecoder:
             data = self._view[self._in_pos : self._in_pos + _FEED]
             try:
                 out = self._d.decompress(data, limit)
-            except (zlib.error, _zlib.error) as exc:
+            except _ERRORS as exc:
                 if self._trailing == "stop":
                     self.truncated_member = self.member_start
                     self._d = None
