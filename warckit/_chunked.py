@@ -8,13 +8,23 @@ from typing import Any, Protocol
 
 from .errors import ChunkedEncodingError, UsageError
 
-__all__ = ["ChunkedReader", "DecodingReader", "Readable"]
+__all__ = ["ChunkedReader", "DecodingReader", "Readable", "read_all"]
 
 _MAX_CHUNK_LINE = 4096
 
 
 class Readable(Protocol):
     def read(self, size: int = -1, /) -> bytes: ...
+
+
+def read_all(stream: Readable, size: int = 1 << 16) -> bytes:
+    """Read *stream* to its end in pieces of *size* bytes."""
+    parts: list[bytes] = []
+    while True:
+        part = stream.read(size)
+        if not part:
+            return b"".join(parts)
+        parts.append(part)
 
 
 class ChunkedReader(io.RawIOBase):
@@ -96,12 +106,7 @@ class ChunkedReader(io.RawIOBase):
 
     def read(self, size: int = -1) -> bytes:
         if size is None or size < 0:
-            parts: list[bytes] = []
-            while True:
-                part = self.read(1 << 16)
-                if not part:
-                    return b"".join(parts)
-                parts.append(part)
+            return read_all(self)
         while True:
             if self._passthrough:
                 if self._buf:
@@ -175,12 +180,7 @@ class DecodingReader(io.RawIOBase):
 
     def read(self, size: int = -1) -> bytes:
         if size is None or size < 0:
-            parts: list[bytes] = []
-            while True:
-                part = self.read(1 << 16)
-                if not part:
-                    return b"".join(parts)
-                parts.append(part)
+            return read_all(self)
         while not self._buf and not self._eof:
             data = self._raw.read(1 << 16)
             if not data:
