@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from corpus_paths import CORPUS
 
-from conftest import CORPUS
 from warckit.cdx import (
     ALL_TYPES,
     CdxEntry,

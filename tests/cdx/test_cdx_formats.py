@@ -6,15 +6,15 @@ import io
 import json
 
 import pytest
+from conftest import corpus_path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import corpus_path
 from warckit.cdx import (
+    ALL_TYPES,
     CDX9_LEGEND,
     CDX11_LEGEND,
     NEW_STYLE_HEADER,
-    ALL_TYPES,
     CdxEntry,
     CdxjEntry,
     ClassicCdxEntry,

@@ -12,15 +12,15 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import corpus_path
+
 from warckit.cdx import CdxEntry, IndexOptions, index_file
 from warckit.cdx._keys import body_query, method_query
 from warckit.cdx.build import write_index
 from warckit.cdx.query import query
 
 warcio_writer = pytest.importorskip("warcio.warcwriter")
-from warcio.statusandheaders import StatusAndHeaders  # noqa: E402
+from warcio.statusandheaders import StatusAndHeaders
 
 PAIRS: list[tuple[str, str, str | None, bytes, str, bool]] = [
     ("http://httpbin.org/post", "POST", "application/x-www-form-urlencoded", b"foo=bar&test=abc", "/post", False),

@@ -12,17 +12,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from corpus_paths import corpus_path
 
-from conftest import corpus_path
 from warckit.cdx import IndexOptions, index_file
 from warckit.cdx.build import write_index
 from warckit.cdx.query import Index, query
 from warckit.cdx.zipnum import ZipNumIndex, write_zipnum
 
 pywb_cdx = pytest.importorskip("pywb.warcserver.index.cdxobject")
-from pywb.warcserver.index.indexsource import FileIndexSource  # noqa: E402
-from pywb.warcserver.index.query import CDXQuery  # noqa: E402
-from pywb.warcserver.index.zipnum import ZipNumIndexSource  # noqa: E402
+from pywb.warcserver.index.indexsource import FileIndexSource
+from pywb.warcserver.index.query import CDXQuery
+from pywb.warcserver.index.zipnum import ZipNumIndexSource
 
 WARCS = [
     "pywb/example.warc.gz",

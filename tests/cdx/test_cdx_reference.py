@@ -27,12 +27,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from corpus_paths import corpus_path
 
-from conftest import corpus_path
 from warckit.cdx import IndexOptions, index_file
 
 CLASSIC = ("N", "b", "a", "m", "s", "k", "r", "M", "S", "V", "g")
@@ -87,9 +86,12 @@ def _difference(name: str, ref: dict[str, str], mine: dict[str, str], fmt: str) 
         return "bare-digest"
     if name in ("m", "mime") and ref[name] == "unk" and mine.get(name, "-") == "-":
         return "unk-mime"
-    if name in ("N", "urlkey") and ref[name].startswith("metadata)/"):
-        if mine[name] == "org,gnu)/" + ref[name][len("metadata)/gnu.org/"):]:
-            return "metadata-key"
+    if (
+        name in ("N", "urlkey")
+        and ref[name].startswith("metadata)/")
+        and mine[name] == "org,gnu)/" + ref[name][len("metadata)/gnu.org/"):]
+    ):
+        return "metadata-key"
     return None
 
 

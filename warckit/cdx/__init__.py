@@ -1,7 +1,15 @@
-"""CDX indexes: new-style CDX, CDXJ, CDX-11/9; indexing, sorting, merging, querying, ZipNum."""
+"""CDX indexes: new-style CDX, CDXJ, CDX-11/9; indexing, sorting, merging, querying, ZipNum.
+
+>>> from warckit.cdx import index, query, write_index   # doctest: +SKIP
+>>> for line in index(["crawl.warc.gz"]):               # doctest: +SKIP
+...     print(line)
+
+See ``docs/cdx.rst`` for the formats and a lookup tutorial.
+"""
 
 from __future__ import annotations
 
+from .build import write_index
 from .formats import (
     CDX9_LEGEND,
     CDX11_LEGEND,
@@ -25,25 +33,43 @@ from .indexer import (
     index_file,
     iter_captures,
 )
+from .query import MATCH_TYPES, Index, MatchType, Query, entry_to_dict, run_query
+from .query import query as query  # the function; the module stays importable by path
+from .sort import external_sort, merge_files, merge_sorted, sort_file
+from .zipnum import ZipNumIndex, write_zipnum
 
 __all__ = [
     "ALL_TYPES",
-    "CDX11_LEGEND",
     "CDX9_LEGEND",
+    "CDX11_LEGEND",
+    "DEFAULT_TYPES",
+    "FORMATS",
+    "MATCH_TYPES",
+    "NEW_STYLE_HEADER",
     "Capture",
     "CdxEntry",
     "CdxjEntry",
     "ClassicCdxEntry",
-    "DEFAULT_TYPES",
-    "FORMATS",
     "FormatName",
+    "Index",
     "IndexEntry",
     "IndexOptions",
-    "NEW_STYLE_HEADER",
+    "MatchType",
+    "Query",
+    "ZipNumIndex",
     "capture_line",
     "detect_format",
+    "entry_to_dict",
+    "external_sort",
     "index",
     "index_file",
     "iter_captures",
+    "merge_files",
+    "merge_sorted",
     "parse_line",
+    "query",
+    "run_query",
+    "sort_file",
+    "write_index",
+    "write_zipnum",
 ]

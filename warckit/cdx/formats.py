@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, Union
+from typing import Any, Literal, Protocol
 
 import orjson
 
@@ -27,15 +27,15 @@ from ..errors import ParseError
 __all__ = [
     "CDX9_LEGEND",
     "CDX11_LEGEND",
-    "CdxEntry",
-    "CdxjEntry",
-    "ClassicCdxEntry",
     "FORMATS",
-    "FormatName",
-    "IndexEntry",
     "NEW_STYLE_HEADER",
     "NEW_STYLE_MAGIC",
     "NEW_STYLE_VERSION",
+    "CdxEntry",
+    "CdxjEntry",
+    "ClassicCdxEntry",
+    "FormatName",
+    "IndexEntry",
     "detect_format",
     "header_line",
     "parse_line",
@@ -132,7 +132,7 @@ class CdxEntry:
         timestamp: str,
         url: str,
         digest: str,
-        type: str,  # noqa: A002 - the field's name
+        type: str,
         filename: str,
         offset: int,
         extra: Mapping[str, Any],
@@ -188,7 +188,7 @@ class CdxEntry:
     @property
     def record_type(self) -> str:
         """The WARC type (``arc-`` prefix removed for ARC records)."""
-        return self.type[4:] if self.type.startswith("arc-") else self.type
+        return self.type.removeprefix("arc-")
 
     @property
     def length(self) -> int | None:
@@ -330,7 +330,7 @@ class ClassicCdxEntry:
         return "revisit" if self.get("m") == "warc/revisit" else "response"
 
 
-AnyEntry = Union[CdxEntry, CdxjEntry, ClassicCdxEntry]
+AnyEntry = CdxEntry | CdxjEntry | ClassicCdxEntry
 
 
 def header_line(fmt: FormatName) -> str | None:

@@ -306,9 +306,12 @@ def iter_captures(
         plain = reader.compression == "none"
         for record in reader:
             rtype = record.type
-            if skip_fields and rtype in ("resource", "metadata"):
-                if record.content_type == "application/warc-fields":
-                    continue
+            if (
+                skip_fields
+                and rtype in ("resource", "metadata")
+                and record.content_type == "application/warc-fields"
+            ):
+                continue
             if rtype == "request" and rtype not in wanted and not _is_post_or_put(record):
                 # Only POST/PUT requests matter when requests are not indexed; a GET
                 # breaks the adjacency of a pending pair just like any other record.
@@ -542,7 +545,7 @@ def index_file(
 def index(
     sources: Iterable[str | os.PathLike[str]] | str | os.PathLike[str],
     *,
-    format: FormatName = "cdx",  # noqa: A002 - mirrors the CLI option
+    format: FormatName = "cdx",
     types: Collection[str] = DEFAULT_TYPES,
     post_append: bool = True,
     unicode_host: bool = False,

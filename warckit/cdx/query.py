@@ -59,7 +59,7 @@ class Index:
         format: The index format; detected from the first line when omitted.
     """
 
-    def __init__(self, path: str | os.PathLike[str], format: FormatName | None = None) -> None:  # noqa: A002
+    def __init__(self, path: str | os.PathLike[str], format: FormatName | None = None) -> None:
         self.path = os.fspath(path)
         self.zipnum: ZipNumIndex | None = None
         if self.path.endswith((".idx", ".summary")):
@@ -189,9 +189,7 @@ def _matches_filters(entry: AnyEntry, q: Query, low: str | None, high: str | Non
         wanted = q.type.lower()
         if wanted not in (_entry_type(entry), getattr(entry, "type", None)):
             return False
-    if q.status is not None and entry.status != q.status:
-        return False
-    return True
+    return q.status is None or entry.status == q.status
 
 
 def _run(index: Index, q: Query, low: str | None, high: str | None) -> Iterator[tuple[bytes, AnyEntry]]:
@@ -214,7 +212,7 @@ def query(
     from_: str | None = None,
     to: str | None = None,
     closest: str | None = None,
-    type: str | None = None,  # noqa: A002 - mirrors the CLI option
+    type: str | None = None,
     status: str | int | None = None,
     limit: int | None = None,
 ) -> list[AnyEntry]:
