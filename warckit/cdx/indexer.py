@@ -229,7 +229,10 @@ def _capture(record: WarcRecord, filename: str, compute_digest: bool) -> Capture
     size = record.content_length
     if http is not None:
         cap.has_http = True
-        cap.http_content_type = http.headers.first("Content-Type")
+        for name, value in http.headers.fields:  # cheaper than building the name index
+            if len(name) == 12 and name.lower() == "content-type":
+                cap.http_content_type = value
+                break
         if http.status is not None:
             cap.status = str(http.status)
         cap.payload_length = max(size - len(http.raw), 0)

@@ -194,8 +194,11 @@ def _matches_filters(entry: AnyEntry, q: Query, low: str | None, high: str | Non
 
 def _run(index: Index, q: Query, low: str | None, high: str | None) -> Iterator[tuple[bytes, AnyEntry]]:
     key = index.key_of(q.url)
-    prefixes = key_prefixes(key, q.match, index.key_style, q.url)
-    streams = [index.iter_prefix(p.encode("utf-8")) for p in prefixes]
+    prefixes = set(key_prefixes(key, q.match, index.key_style, q.url))
+    if index.key_style == "new-style" and "xn--" in key:
+        # An index written with Unicode hosts (--unicode-hosts) is searched too.
+        prefixes.update(key_prefixes(_keys.host_unicode(key), q.match, index.key_style, q.url))
+    streams = [index.iter_prefix(p.encode("utf-8")) for p in sorted(prefixes)]
     lines = streams[0] if len(streams) == 1 else heapq.merge(*streams)
     fmt = index.format
     for line in lines:
