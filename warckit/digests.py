@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
-from dataclasses import dataclass
 
+from ._frozen import Frozen
 from .errors import HeaderParseError, UsageError
 
 __all__ = ["DIGEST_SIZES", "Digest", "Digester", "normalize_algorithm"]
@@ -45,8 +44,7 @@ def normalize_algorithm(label: str) -> str:
     return _ALIASES.get(label, label)
 
 
-@dataclass(frozen=True, slots=True)
-class Digest:
+class Digest(Frozen):
     """A labelled digest value as found in ``WARC-Block-Digest`` / ``WARC-Payload-Digest``.
 
     Attributes:
@@ -55,9 +53,15 @@ class Digest:
         label: The label exactly as written (``SHA-1``, ``sha1``…).
     """
 
+    __slots__ = ("algorithm", "value", "label")
     algorithm: str
     value: str
-    label: str = ""
+    label: str
+
+    def __init__(self, algorithm: str, value: str, label: str = "") -> None:
+        object.__setattr__(self, "algorithm", algorithm)
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "label", label)
 
     @classmethod
     def parse(cls, text: str) -> Digest:
@@ -166,6 +170,8 @@ class Digester:
         if self.algorithm not in DIGEST_SIZES:
             raise UsageError(f"unsupported digest algorithm {algorithm!r}")
         self.encoding = encoding
+        import hashlib  # imported on first use: reading needs no hashing
+
         self._hash = hashlib.new(self.algorithm)
         self.length = 0
 

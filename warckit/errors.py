@@ -7,7 +7,7 @@ Input problems (:class:`ParseError` and subclasses) are distinct from caller mis
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ._frozen import Frozen
 
 __all__ = [
     "ChunkedEncodingError",
@@ -27,8 +27,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Issue:
+class Issue(Frozen):
     """One finding: a lenient-mode recovery, a validation problem or a check result.
 
     Attributes:
@@ -40,12 +39,29 @@ class Issue:
         field: The header field concerned, when there is one.
     """
 
+    __slots__ = ("code", "message", "severity", "offset", "source", "field")
     code: str
     message: str
-    severity: str = "warning"
-    offset: int | None = None
-    source: str | None = None
-    field: str | None = None
+    severity: str
+    offset: int | None
+    source: str | None
+    field: str | None
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        severity: str = "warning",
+        offset: int | None = None,
+        source: str | None = None,
+        field: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "code", code)
+        object.__setattr__(self, "message", message)
+        object.__setattr__(self, "severity", severity)
+        object.__setattr__(self, "offset", offset)
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "field", field)
 
     def __str__(self) -> str:
         where = []

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ._speedups import load
+from ._frozen import Frozen
 from .errors import HttpParseError
 from .headers import Headers
 
@@ -16,8 +15,7 @@ _hp = load("headers")
 MAX_HTTP_HEAD = 1 << 20
 
 
-@dataclass(frozen=True, slots=True)
-class HttpHead:
+class HttpHead(Frozen):
     """A parsed HTTP/1.x head.
 
     Attributes:
@@ -30,6 +28,7 @@ class HttpHead:
         headers: The header fields.
     """
 
+    __slots__ = ("raw", "protocol", "status", "reason", "method", "target", "headers")
     raw: bytes
     protocol: str
     status: int | None
@@ -37,6 +36,24 @@ class HttpHead:
     method: str | None
     target: str | None
     headers: Headers
+
+    def __init__(
+        self,
+        raw: bytes,
+        protocol: str,
+        status: int | None,
+        reason: str | None,
+        method: str | None,
+        target: str | None,
+        headers: Headers,
+    ) -> None:
+        object.__setattr__(self, "raw", raw)
+        object.__setattr__(self, "protocol", protocol)
+        object.__setattr__(self, "status", status)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "method", method)
+        object.__setattr__(self, "target", target)
+        object.__setattr__(self, "headers", headers)
 
     @property
     def is_response(self) -> bool:

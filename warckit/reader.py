@@ -17,7 +17,6 @@ from typing import IO, Any, BinaryIO
 from ._compression import ZSTD_DICT_MAGIC, PlainDecoder, make_decoder, sniff_compression
 from ._speedups import load
 from .errors import (
-    CompressionError,
     HeaderParseError,
     Issue,
     ParseError,
@@ -105,6 +104,7 @@ class ArchiveReader:
         self._dec: Any = make_decoder(self._f, self.compression, **kwargs)
         if self.compression == "zstd" and offset and self._f.seekable():
             self._load_zstd_dictionary(offset)
+        self._dec_skip = getattr(self._dec, "skip", None)
         if _chunk is not None and isinstance(self._dec, PlainDecoder):
             self._dec._chunk = _chunk
         self._buf = b""
@@ -230,6 +230,8 @@ class ArchiveReader:
         return True
 
     def _prune_bounds(self, stream_pos: int) -> None:
+        if len(self._bstream) < 32:
+            return  # cheap enough to keep; prune in batches
         i = bisect.bisect_right(self._bstream, stream_pos) - 1
         if i > 0:
             del self._bstream[:i]
@@ -266,7 +268,7 @@ class ArchiveReader:
 
     def _skip_block(self, record: WarcRecord) -> None:
         left = self._cur_block_left
-        skip = getattr(self._dec, "skip", None)
+        skip = self._dec_skip
         while left:
             avail = len(self._buf) - self._pos
             if avail == 0 and skip is not None and not self._eof:
@@ -324,6 +326,10 @@ class ArchiveReader:
         self._current = None
 
     def _consume_warc_trailer(self, record: WarcRecord) -> None:
+        buf, pos = self._buf, self._pos
+        if buf.startswith(b"\r\n\r\n", pos):
+            self._pos = pos + 4
+            return
         self._ensure(4)
         buf, pos = self._buf, self._pos
         if buf.startswith(b"\r\n\r\n", pos):
@@ -459,11 +465,8 @@ class ArchiveReader:
         return not self._ensure(1)
 
     def _read_head(self) -> WarcRecord | None:
-        try:
-            if self._at_eof():
-                return None
-        except CompressionError:
-            raise
+        if self._pos >= len(self._buf) and not self._ensure(1):
+            return None
         buf, pos = self._buf, self._pos
         if self.format is None:
             self._ensure(9)
@@ -535,7 +538,7 @@ class ArchiveReader:
 
     def _read_warc_head(self) -> WarcRecord | None:
         buf, pos = self._buf, self._pos
-        if buf[pos : pos + 5].upper() != b"WARC/":
+        if not buf.startswith(b"WARC/", pos) and buf[pos : pos + 5].upper() != b"WARC/":
             where = self._base + pos
             if buf[pos : pos + 1] in (b"\r", b"\n", b"\x00", b" ") and self._only_space_left():
                 return None
@@ -604,19 +607,11 @@ class ArchiveReader:
                 raise RecordParseError(msg, offset=offset, source=self.name)
             self._warn("bad-version", msg, offset)
         raw_head = buf[pos:head_end]
-        headers = Headers(fields, raw=buf[fields_start : head_end - 2 if buf[head_end - 2 : head_end] == b"\r\n" else head_end - 1])
+        fields_end = head_end - 2 if buf[head_end - 2] == 13 else head_end - 1
+        headers = Headers(fields, raw=buf[fields_start:fields_end])
         self._pos = head_end
         cls = record_class(wtype or "")
-        record = cls(
-            version,
-            headers,
-            raw_head,
-            offset=offset,
-            stream_offset=start,
-            source=self.name,
-            content_length=0,
-            lenient=lenient,
-        )
+        record = cls._from_reader(version, headers, raw_head, offset, start, self.name, lenient)
         record.member_aligned = aligned
         for code, where in warnings:
             self._warn(code, f"record head: {code}", offset, record)

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
-from ._chunked import ChunkedReader, DecodingReader
 from ._dates import parse_arc_date, parse_warc_date
 from .digests import Digest
 from .errors import HeaderParseError, HttpParseError, StaleRecordError
@@ -173,6 +172,41 @@ class WarcRecord:
         if block is not None:
             self._retained = block
             self._pulled = len(block)
+
+    @classmethod
+    def _from_reader(
+        cls,
+        version: str,
+        headers: Headers,
+        raw_head: bytes,
+        offset: int,
+        stream_offset: int,
+        source: str | None,
+        lenient: bool,
+    ) -> WarcRecord:
+        """The reader's constructor: the same state as ``__init__``, without its options."""
+        self = cls.__new__(cls)
+        self.version = version
+        self.headers = headers
+        self.raw_head = raw_head
+        self.offset = offset
+        self.stream_offset = stream_offset
+        self.source = source
+        self.issues = []
+        self.member_aligned = True
+        self._length = self._stream_length = None
+        self._content_length = 0
+        self._reader = None
+        self._gen = -1
+        self._retained = b""
+        self._pulled = 0
+        self._spool = None
+        self._spool_start = 0
+        self._http = None
+        self._http_done = False
+        self._lenient = lenient
+        self.trailer = None
+        return self
 
     # -- identity -----------------------------------------------------------------
 
@@ -484,6 +518,8 @@ class WarcRecord:
         Args:
             decode_content: Also remove Content-Encoding (gzip, deflate, br, zstd).
         """
+        from ._chunked import ChunkedReader, DecodingReader
+
         stream: Any = self.payload_stream()
         h = self.http
         if h is None:
