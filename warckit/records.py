@@ -374,12 +374,14 @@ class WarcRecord:
         """Pull block bytes into the retained prefix until it has *size* bytes (or the end)."""
         size = min(size, self._content_length)
         while len(self._retained) < size:
-            if self._pulled != len(self._retained):
+            pos = len(self._retained)
+            spooled = self._spool is not None and pos >= self._spool_start
+            if self._pulled != pos and not spooled:
                 raise StaleRecordError(
                     f"record at offset {self.offset} of {self.source}: the block was partly "
                     "consumed already"
                 )
-            data = self._read_block_at(self._pulled, max(size - len(self._retained), 8192))
+            data = self._read_block_at(pos, max(size - pos, 8192))
             if not data:
                 break
             self._retained += data

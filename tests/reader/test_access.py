@@ -99,6 +99,20 @@ def test_length_before_moving_on_spools_the_body() -> None:
     assert rec.read_block() == b"A" * 300000
 
 
+def test_length_first_then_http_and_body() -> None:
+    """Asking for the length spools the body; the HTTP head and payload stay readable."""
+    path = CORPUS / "warcio/example-iana.org-chunked.warc"
+    with warckit.open(path, types={"response"}) as reader:
+        rec = next(reader)
+        assert rec.length == rec.stream_length and rec.length is not None
+        assert rec.http is not None and rec.http.status == 200
+        body = rec.content_stream().read()
+    assert body.startswith(b"<!doctype html>")
+    rec = warckit.read_record_at(CORPUS / "warcio/example.warc.gz", 784)
+    assert rec.length == 1228 and rec.http_status == 200
+    assert len(rec.payload_stream().read()) == 975 - len(rec.http.raw)  # type: ignore[union-attr]
+
+
 def test_content_stream_dechunks_and_decodes() -> None:
     path = CORPUS / "warcio/example-iana.org-chunked.warc"
     with warckit.open(path, types={"response"}) as reader:
