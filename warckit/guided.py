@@ -52,6 +52,8 @@ __all__ = ["WarcWriter", "GuidedWriter", "WrittenRecord", "HybridPolicy", "Body"
 Body = Union[bytes, bytearray, memoryview, Readable, Iterable[bytes], None]
 """A record body: bytes, a binary stream (``read``) or an iterable of byte chunks."""
 
+_BLANK_ID = "<urn:uuid:00000000-0000-0000-0000-000000000000>"
+
 _CONFORMS_TO = {
     "1.1": "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/",
     "1.0": "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.0/",
@@ -300,7 +302,8 @@ class WarcWriter:
             raise UsageError("segment_size must be positive")
         if hybrid is not None and compression == "none":
             raise UsageError("a hybrid policy needs a compressed main series")
-        Digester(digest, encoding=digest_encoding)  # fail early on a bad algorithm
+        # Fails early on a bad algorithm; the empty digest is the validation placeholder.
+        self._blank_digest = str(Digester(digest, encoding=digest_encoding).digest())
         self.directory = os.fspath(directory)
         self.version = version
         self.digest = digest
@@ -495,9 +498,12 @@ class WarcWriter:
             h.append(("Content-Length", str(length)))
             return Headers(h)
 
-        # Validate everything the caller chose before the body is consumed.
-        self._check(build("<urn:uuid:00000000-0000-0000-0000-000000000000>", "sha1:A",
-                          payload_digest or ("sha1:A" if payload else None), 1))
+        # Validate everything the caller chose before the body is consumed. The
+        # placeholders have the form of the values filled in later (a digest of this
+        # writer's algorithm and encoding, a record ID), so this is the only check the
+        # record needs: what changes afterwards is generated here and valid by construction.
+        blank = self._blank_digest
+        self._check(build(_BLANK_ID, blank, payload_digest or (blank if payload else None), 1))
 
         segmenting = self.segment_size is not None
         sink = BlockSink("none") if segmenting else series.encoder.sink()
@@ -506,22 +512,39 @@ class WarcWriter:
         dechunk = _Dechunker() if (payload_d is not None and chunked
                                    and self.payload_convention == "warc1.1") else None
         legacy_d = self._digester() if dechunk is not None else None
+        payload_prefix = payload == "block"
+
+        def digest(data: bytes, is_prefix: bool) -> None:
+            block_d.update(data)
+            if payload_d is None or (is_prefix and not payload_prefix):
+                return
+            if dechunk is not None and not is_prefix:
+                dechunk.feed(data, payload_d)
+                assert legacy_d is not None
+                legacy_d.update(data)
+            else:
+                payload_d.update(data)
+
         try:
+            # While a gzip sink holds the block in memory, hashing waits until the block
+            # is complete: its compression then starts first (on a worker thread) and
+            # overlaps the hashing and head building here.
+            held: list[tuple[bytes, bool]] = []
             if prefix:
                 sink.write(prefix)
-                block_d.update(prefix)
-                if payload_d is not None and payload == "block":
-                    payload_d.update(prefix)
+                held.append((prefix, True))
             for data in iter_source(body):
                 sink.write(data)
-                block_d.update(data)
-                if payload_d is not None:
-                    if dechunk is not None:
-                        dechunk.feed(data, payload_d)
-                        assert legacy_d is not None
-                        legacy_d.update(data)
-                    else:
-                        payload_d.update(data)
+                held.append((data, False))
+                if not sink.in_memory:
+                    for piece, is_prefix in held:
+                        digest(piece, is_prefix)
+                    held.clear()
+            if not segmenting:
+                sink.finish()
+            for piece, is_prefix in held:
+                digest(piece, is_prefix)
+            held.clear()
             convention: str | None = None
             pd_text = payload_digest
             if payload_d is not None:
@@ -545,8 +568,6 @@ class WarcWriter:
                     sink.write(chunk)
                 raw.close()
             bd = str(block_d.digest())
-            self._check(build(series.warcinfo_id or "<urn:uuid:00000000-0000-0000-0000-000000000000>",
-                              bd, pd_text, length), length)
             filename, offset, size = self._place(
                 series, lambda wid: series.encoder.encode(head_bytes(self.version, build(wid, bd, pd_text, length)), sink))
         finally:

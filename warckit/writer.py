@@ -6,11 +6,20 @@ into the exact bytes of one independently decompressible unit, so that every rec
 offset is a valid random-access offset (WARC 1.1 Annex D "record-at-a-time"
 compression).
 
-Gzip records are built in one pass without holding the block in memory: the block
-is deflated into a spool as it streams in (raw deflate, no history), and once the
-head is known it is deflated separately with a sync flush and placed in front.
-Two raw-deflate streams, the first ending on a byte-aligned non-final block, form
-one valid deflate stream; the member CRC is combined with ``crc32_combine``.
+Gzip records are built without compressing the head and block together: the block
+(plus the closing CRLF CRLF) is one raw-deflate stream with no history, and once the
+head is known it is deflated separately with a sync flush and placed in front. Two
+raw-deflate streams, the first ending on a byte-aligned non-final block, form one
+valid deflate stream (costs ~0.4 % against one stream). Because the block's
+compression does not depend on the head, it starts as soon as the block is complete
+and runs on a worker thread while the writer hashes the block and builds the head
+(hashing and the compressors release the GIL).
+
+Backends (``GZIP_BACKENDS``): a block held in memory (up to :data:`SPOOL_MEMORY`)
+is compressed in one call by libdeflate (the ``deflate`` package; default when
+installed: level 6 is ~2 % smaller than zlib level 6 at ~5x its speed), isal,
+zlib-ng or zlib. Larger blocks stream through isal (or zlib-ng / zlib) in 1 MiB
+calls. See ``docs/writing.rst`` ("Compression and speed") for measurements.
 """
 
 from __future__ import annotations
@@ -20,8 +29,10 @@ import os
 import shutil
 import struct
 import tempfile
+import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import IO, Any, BinaryIO, Protocol
 
 from .errors import UsageError, ValidationError
@@ -38,9 +49,27 @@ except ImportError:  # pragma: no cover
 
 import zlib as _stdzlib
 
+try:  # pragma: no cover - depends on the environment
+    import deflate as _libdeflate
+
+    HAVE_LIBDEFLATE = True
+except ImportError:  # pragma: no cover
+    _libdeflate = None
+    HAVE_LIBDEFLATE = False
+
+try:  # pragma: no cover - depends on the environment
+    from zlib_ng import zlib_ng as _zlibng
+
+    HAVE_ZLIB_NG = True
+except ImportError:  # pragma: no cover
+    _zlibng = None
+    HAVE_ZLIB_NG = False
+
 __all__ = [
     "COMPRESSIONS",
+    "DEFAULT_GZIP_BACKEND",
     "DEFAULT_GZIP_LEVEL",
+    "GZIP_BACKENDS",
     "SPOOL_MEMORY",
     "ZSTD_DICT_MAGIC",
     "Spool",
@@ -55,9 +84,21 @@ __all__ = [
 
 #: Compression names accepted everywhere: ``"gzip"``, ``"zstd"``, ``"none"``.
 COMPRESSIONS = ("gzip", "zstd", "none")
-#: Default gzip level. With isal the levels are 0-3; level 3 comes within 1-2 % of
-#: zlib level 6 on web content at several times the speed (see benchmarks/bench_write.py).
+#: Default level of the *streaming* gzip compressor (isal 0-3, else zlib 0-9); used for
+#: blocks larger than :data:`SPOOL_MEMORY` and by :mod:`warckit.convert.recompress`.
 DEFAULT_GZIP_LEVEL = 3 if HAVE_ISAL else 6
+#: Gzip backends a :class:`RecordEncoder` accepts (those installed).
+GZIP_BACKENDS = tuple(
+    name for name, ok in (("libdeflate", HAVE_LIBDEFLATE), ("isal", HAVE_ISAL),
+                          ("zlib-ng", HAVE_ZLIB_NG), ("zlib", True)) if ok)
+#: The default gzip backend: libdeflate when installed, else isal, else zlib.
+DEFAULT_GZIP_BACKEND = "libdeflate" if HAVE_LIBDEFLATE else ("isal" if HAVE_ISAL else "zlib")
+#: Default level per backend (libdeflate 0-12, isal 0-3, zlib-ng / zlib 0-9).
+BACKEND_DEFAULT_LEVEL = {"libdeflate": 6, "isal": 3, "zlib-ng": 6, "zlib": 6}
+_BACKEND_MAX_LEVEL = {"libdeflate": 12, "isal": 3, "zlib-ng": 9, "zlib": 9}
+#: Blocks at least this large are compressed on a worker thread (when the machine has
+#: more than one CPU and the encoder was not created with ``threads=False``).
+THREAD_MIN = 8 << 10
 #: Bytes a spool keeps in memory before it moves to a temporary file.
 SPOOL_MEMORY = 8 << 20
 #: Magic number of the IIPC warc-zstd dictionary skippable frame (little-endian on disk).
@@ -141,55 +182,209 @@ class Spool:
         self._file.close()
 
 
+def _stream_module(backend: str) -> Any:
+    """The zlib-compatible module used for heads and for blocks too large to hold."""
+    if backend == "zlib-ng" and HAVE_ZLIB_NG:
+        return _zlibng
+    if backend == "zlib":
+        return _stdzlib
+    if HAVE_ISAL:
+        return _zlib
+    return _zlibng if HAVE_ZLIB_NG else _stdzlib
+
+
+def _oneshot(backend: str) -> Callable[[bytes, int], bytes]:
+    """``f(data, level)``: *data* as one raw-deflate stream (no history, final block)."""
+    if backend == "libdeflate":
+        assert _libdeflate is not None
+        return _libdeflate.deflate_compress  # type: ignore[no-any-return]
+    mod = _stream_module(backend)
+    compress = mod.compress
+
+    def f(data: bytes, level: int) -> bytes:
+        return compress(data, level, -15)  # type: ignore[no-any-return]
+
+    return f
+
+
+#: The fastest CRC-32 at hand (all of them release the GIL on large inputs).
+_crc32: Callable[..., int] = (
+    _zlib.crc32 if HAVE_ISAL else (_libdeflate.crc32 if HAVE_LIBDEFLATE else _stdzlib.crc32))
+
+
+def _crc_combine(crc1: int, crc2: int, len2: int) -> int:
+    if HAVE_ISAL:
+        return _zlib.crc32_combine(crc1, crc2, len2)  # type: ignore[no-any-return]
+    if HAVE_ZLIB_NG:
+        return _zlibng.crc32_combine(crc1, crc2, len2)  # type: ignore[no-any-return]
+    return _crc32_combine(crc1, crc2, len2)
+
+
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+#: Compress large blocks on a worker thread by default (only pays with a second CPU).
+THREADS_DEFAULT = _cpu_count() > 1
+
+_executor_lock = threading.Lock()
+_executor_obj: ThreadPoolExecutor | None = None
+
+
+def _executor() -> ThreadPoolExecutor:
+    """The shared compression pool (threads start on demand; one per concurrent record)."""
+    global _executor_obj
+    ex = _executor_obj
+    if ex is None:
+        with _executor_lock:
+            if _executor_obj is None:
+                _executor_obj = ThreadPoolExecutor(max_workers=max(2, _cpu_count()),
+                                                   thread_name_prefix="warckit-deflate")
+            ex = _executor_obj
+    return ex
+
+
+def _forget_executor() -> None:  # pragma: no cover - runs in forked children
+    global _executor_obj, _executor_lock
+    _executor_obj = None
+    _executor_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_executor)
+
+
 class BlockSink:
     """Receives a record block as it streams; keeps it (deflated for gzip) for later.
 
+    A gzip sink holds the block in memory up to :data:`SPOOL_MEMORY` and compresses it
+    in one call when it is finished (on a worker thread when it is large enough), so
+    the compression overlaps the caller's hashing and head building. A longer block
+    is deflated as it streams, in 1 MiB calls, into a spool.
+
     Args:
-        compression: ``"gzip"`` deflates as it goes (one pass); ``"zstd"`` and
+        compression: ``"gzip"`` deflates (one raw-deflate stream); ``"zstd"`` and
             ``"none"`` keep the raw bytes (a zstd frame needs its content size first).
-        level: gzip level.
+        level: gzip level for *backend* (default: the backend's default).
+        backend: gzip backend (one of :data:`GZIP_BACKENDS`; default
+            :data:`DEFAULT_GZIP_BACKEND`).
+        threads: Compress on a worker thread (default :data:`THREADS_DEFAULT`).
     """
 
-    def __init__(self, compression: str, level: int = DEFAULT_GZIP_LEVEL) -> None:
+    def __init__(self, compression: str, level: int | None = None, *,
+                 backend: str | None = None, threads: bool | None = None) -> None:
         if compression not in COMPRESSIONS:
             raise UsageError(f"unknown compression {compression!r}")
         self.compression = compression
-        self.level = level
-        self.spool = Spool()
+        self.backend = backend or DEFAULT_GZIP_BACKEND
+        self.level = BACKEND_DEFAULT_LEVEL.get(self.backend, 6) if level is None else level
+        self.threads = THREADS_DEFAULT if threads is None else threads
         self.length = 0
         self.crc = 0
-        self._deflate: Any = (
-            _zlib.compressobj(level, _zlib.DEFLATED, -15) if compression == "gzip" else None
-        )
         self.closed = False
+        self._gzip = compression == "gzip"
+        # gzip in memory: the chunks so far; None once streaming (or not gzip).
+        self._chunks: list[bytes] | None = [] if self._gzip else None
+        self._pending: list[bytes] = []
+        self._pending_size = 0
+        self._deflate: Any = None
+        self._data: bytes | None = None
+        self._result: Future[bytes] | bytes | None = None
+        self.spool: Spool | None = None if self._gzip else Spool()
+
+    @property
+    def in_memory(self) -> bool:
+        """A gzip sink still holding its raw block in memory (compressed in one call)."""
+        return self._chunks is not None or self._data is not None
 
     def write(self, data: bytes) -> None:
         """Append block bytes."""
         if not data:
             return
         self.length += len(data)
-        if self._deflate is not None:
-            self.crc = _zlib.crc32(data, self.crc)
-            self.spool.write(self._deflate.compress(data))
-        else:
+        if not self._gzip:
+            assert self.spool is not None
             self.spool.write(data)
+            return
+        if type(data) is not bytes:
+            data = bytes(data)
+        chunks = self._chunks
+        if chunks is not None:
+            chunks.append(data)
+            self._pending_size += len(data)
+            if self._pending_size > SPOOL_MEMORY:
+                self._spill()
+            return
+        self._pending.append(data)
+        self._pending_size += len(data)
+        if self._pending_size >= _COPY:
+            self._drain()
+
+    def _spill(self) -> None:
+        """Switch from holding the block to deflating it as it streams."""
+        assert self._chunks is not None
+        self._pending = self._chunks
+        self._chunks = None
+        mod = _stream_module(self.backend)
+        self._stream = mod
+        self._deflate = mod.compressobj(_stream_level(self.backend, self.level, mod),
+                                        mod.DEFLATED, -15)
+        self.spool = Spool()
+        self._drain()
+
+    def _drain(self) -> None:
+        if not self._pending:
+            return
+        data = self._pending[0] if len(self._pending) == 1 else b"".join(self._pending)
+        self._pending = []
+        self._pending_size = 0
+        self.crc = _crc32(data, self.crc)
+        assert self.spool is not None
+        self.spool.write(self._deflate.compress(data))
 
     def finish(self) -> None:
-        """Append the CRLF CRLF trailer and close the deflate stream."""
+        """Append the CRLF CRLF trailer and close the block (starts its compression)."""
         if self.closed:
             return
         self.closed = True
-        if self._deflate is not None:
-            self.crc = _zlib.crc32(_TRAILER, self.crc)
-            self.spool.write(self._deflate.compress(_TRAILER))
-            self.spool.write(self._deflate.flush(_zlib.Z_FINISH))
-        else:
+        if not self._gzip:
+            assert self.spool is not None
             self.spool.write(_TRAILER)
+            return
+        chunks = self._chunks
+        if chunks is not None:
+            data = chunks[0] + _TRAILER if len(chunks) == 1 else b"".join(chunks) + _TRAILER
+            self._chunks = None
+            self._pending_size = 0
+            self._data = data
+            compress = _oneshot(self.backend)
+            if self.threads and len(data) >= THREAD_MIN:
+                self._result = _executor().submit(compress, data, self.level)
+            else:
+                self._result = compress(data, self.level)
+            return
+        self._pending.append(_TRAILER)
+        self._drain()
+        assert self.spool is not None
+        self.spool.write(self._deflate.flush(self._stream.Z_FINISH))
+
+    def deflated(self) -> bytes:
+        """The block's raw-deflate stream (in-memory sinks; waits for the worker)."""
+        self.finish()
+        result = self._result
+        if isinstance(result, Future):
+            result = self._result = result.result()
+        assert result is not None, "not an in-memory gzip sink"
+        return result
 
     def raw_chunks(self) -> Iterator[bytes]:
         """The raw block bytes (without trailer). Only for ``zstd``/``none`` sinks."""
-        if self._deflate is not None:
+        if self._gzip:
             raise UsageError("a gzip sink keeps deflated data only")
+        assert self.spool is not None
         left = self.length
         for chunk in self.spool.chunks():
             if left <= 0:
@@ -199,8 +394,24 @@ class BlockSink:
             yield piece
 
     def close(self) -> None:
-        """Release the spool."""
-        self.spool.close()
+        """Release the spool (or the held block)."""
+        if self.spool is not None:
+            self.spool.close()
+        self._chunks = None
+        self._pending = []
+        self._data = None
+        self._result = None
+
+
+def _stream_level(backend: str, level: int, mod: Any) -> int:
+    """*level* (meant for *backend*) as a level the streaming module accepts."""
+    top = 3 if (HAVE_ISAL and mod is _zlib) else 9
+    return max(0, min(level, top))
+
+
+def _deflate_head(mod: Any, level: int, head: bytes) -> bytes:
+    d = mod.compressobj(level, mod.DEFLATED, -15)
+    return d.compress(head) + d.flush(mod.Z_SYNC_FLUSH)  # type: ignore[no-any-return]
 
 
 class EncodedRecord:
@@ -217,10 +428,12 @@ class EncodedRecord:
 
     def chunks(self) -> Iterator[bytes]:
         """Yield the bytes to write, in order."""
-        yield from self._parts[:-1] if self._tail is not None else self._parts
-        if self._tail is not None:
-            yield from self._tail.chunks()
-            yield self._parts[-1]
+        if self._tail is None:
+            yield from self._parts
+            return
+        yield from self._parts[:-1]
+        yield from self._tail.chunks()
+        yield self._parts[-1]
 
 
 class RecordEncoder:
@@ -228,9 +441,14 @@ class RecordEncoder:
 
     Args:
         compression: ``"gzip"``, ``"zstd"`` or ``"none"``.
-        level: gzip level (isal 0-3, zlib 0-9) or zstd level.
+        level: gzip level for the backend (libdeflate 0-12, isal 0-3, zlib-ng / zlib
+            0-9) or zstd level.
         zstd_dictionary: Raw zstd dictionary bytes (magic ``37 A4 30 EC``) used for
             every frame; written once per file as the dictionary frame.
+        backend: gzip backend, one of :data:`GZIP_BACKENDS` (default
+            :data:`DEFAULT_GZIP_BACKEND`). Every backend writes standard gzip members.
+        threads: Compress large blocks on a worker thread (default
+            :data:`THREADS_DEFAULT`: when there is more than one CPU).
     """
 
     def __init__(
@@ -239,13 +457,28 @@ class RecordEncoder:
         *,
         level: int | None = None,
         zstd_dictionary: bytes | None = None,
+        backend: str | None = None,
+        threads: bool | None = None,
     ) -> None:
         if compression not in COMPRESSIONS:
             raise UsageError(f"unknown compression {compression!r}; use one of {COMPRESSIONS}")
         if zstd_dictionary is not None and compression != "zstd":
             raise UsageError("a zstd dictionary needs compression='zstd'")
+        if backend is not None and backend not in GZIP_BACKENDS:
+            raise UsageError(f"gzip backend {backend!r} is not available; use one of {GZIP_BACKENDS}")
         self.compression = compression
-        self.level = DEFAULT_GZIP_LEVEL if level is None and compression == "gzip" else (level or 3)
+        self.backend = backend or DEFAULT_GZIP_BACKEND
+        self.threads = THREADS_DEFAULT if threads is None else threads
+        if compression == "gzip":
+            self.level = BACKEND_DEFAULT_LEVEL[self.backend] if level is None else level
+            top = _BACKEND_MAX_LEVEL[self.backend]
+            if not 0 <= self.level <= top:
+                raise UsageError(f"gzip level {self.level} is out of range for the "
+                                 f"{self.backend} backend (0-{top})")
+        else:
+            self.level = level or 3
+        self._head_mod = _stream_module(self.backend)
+        self._head_level = _stream_level(self.backend, self.level, self._head_mod)
         self.zstd_dictionary = zstd_dictionary
         self._zc: Any = None
         if compression == "zstd":
@@ -269,7 +502,7 @@ class RecordEncoder:
 
     def sink(self) -> BlockSink:
         """A new block sink matching this encoder."""
-        return BlockSink(self.compression, self.level)
+        return BlockSink(self.compression, self.level, backend=self.backend, threads=self.threads)
 
     def encode(self, head: bytes, sink: BlockSink) -> EncodedRecord:
         """Encode *head* followed by the block held in *sink* (the sink is finished here).
@@ -279,14 +512,21 @@ class RecordEncoder:
         """
         sink.finish()
         if self.compression == "none":
+            assert sink.spool is not None
             return EncodedRecord([head, b""], sink.spool, len(head) + sink.spool.size)
         if self.compression == "gzip":
-            d = _zlib.compressobj(self.level, _zlib.DEFLATED, -15)
-            head_deflated = d.compress(head) + d.flush(_zlib.Z_SYNC_FLUSH)
-            crc = _zlib.crc32_combine(_zlib.crc32(head), sink.crc, sink.length + 4) if HAVE_ISAL \
-                else _crc32_combine(_stdzlib.crc32(head), sink.crc, sink.length + 4)
-            total = (len(head) + sink.length + 4) & 0xFFFFFFFF
-            trailer = struct.pack("<II", crc & 0xFFFFFFFF, total)
+            head_deflated = _deflate_head(self._head_mod, self._head_level, head)
+            total = len(head) + sink.length + 4
+            if sink.in_memory:
+                block = sink.deflated()
+                assert sink._data is not None
+                crc = _crc32(sink._data, _crc32(head))
+                trailer = struct.pack("<II", crc & 0xFFFFFFFF, total & 0xFFFFFFFF)
+                return EncodedRecord([_GZIP_HEADER + head_deflated, block, trailer], None,
+                                     len(_GZIP_HEADER) + len(head_deflated) + len(block) + 8)
+            assert sink.spool is not None
+            crc = _crc_combine(_crc32(head), sink.crc, sink.length + 4)
+            trailer = struct.pack("<II", crc & 0xFFFFFFFF, total & 0xFFFFFFFF)
             size = len(_GZIP_HEADER) + len(head_deflated) + sink.spool.size + 8
             return EncodedRecord([_GZIP_HEADER + head_deflated, trailer], sink.spool, size)
         # zstd: one frame per record, content size and checksum in the frame.
