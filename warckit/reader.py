@@ -11,6 +11,7 @@ import bisect
 import io
 import os
 import re
+import weakref
 from collections.abc import Callable, Collection, Iterator
 from typing import IO, Any, BinaryIO
 
@@ -115,7 +116,10 @@ class ArchiveReader:
         self._bstream: list[int] = [0]
         self._bfile: list[int] = [offset]
         self._eof = False
-        self._current: WarcRecord | None = None
+        # The current record is held weakly (it holds the reader strongly): a record
+        # the caller dropped is freed at once, and with it, for read_record_at, the file.
+        self._current_ref: weakref.ReferenceType[WarcRecord] | None = None
+        self._ghost: _Ghost | None = None
         self._cur_block_left = 0
         self._cur_start = 0
         self._gen = 0
@@ -154,9 +158,10 @@ class ArchiveReader:
 
     def close(self) -> None:
         """Close the file if the reader opened it."""
-        if self._current is not None:
+        if self._current_ref is not None:
             self._gen += 1
-            self._current = None
+            self._current_ref = None
+            self._ghost = None
         if self._own:
             self._f.close()
 
@@ -240,7 +245,14 @@ class ArchiveReader:
     # -- block access for records ----------------------------------------------------------
 
     def _is_current(self, record: WarcRecord) -> bool:
-        return record._reader is self and record._gen == self._gen and self._current is record
+        ref = self._current_ref
+        return record._reader is self and record._gen == self._gen and ref is not None and ref() is record
+
+    def _set_current(self, record: WarcRecord) -> None:
+        record._reader = self
+        record._gen = self._gen
+        self._current_ref = weakref.ref(record)
+        self._ghost = _Ghost(record)
 
     def _pull_block(self, record: WarcRecord, size: int) -> bytes:
         left = self._cur_block_left
@@ -298,9 +310,10 @@ class ArchiveReader:
         self._cur_block_left = 0
 
     def _finish_current(self) -> None:
-        record = self._current
-        if record is None:
+        ref = self._current_ref
+        if ref is None:
             return
+        record: Any = ref() or self._ghost
         if self._cur_block_left:
             self._skip_block(record)
         if record.format == "arc":
@@ -323,7 +336,8 @@ class ArchiveReader:
             else:
                 record.member_aligned = False
         self._gen += 1
-        self._current = None
+        self._current_ref = None
+        self._ghost = None
 
     def _consume_warc_trailer(self, record: WarcRecord) -> None:
         buf, pos = self._buf, self._pos
@@ -433,7 +447,7 @@ class ArchiveReader:
 
     def _next_record(self) -> WarcRecord | None:
         while True:
-            if self._current is not None:
+            if self._current_ref is not None:
                 self._finish_current()
             if self._done:
                 return None
@@ -624,9 +638,7 @@ class ArchiveReader:
         else:
             cl = int(cl_text)
         record._content_length = cl
-        record._reader = self
-        record._gen = self._gen
-        self._current = record
+        self._set_current(record)
         self._cur_block_left = cl
         return record
 
@@ -709,9 +721,7 @@ class ArchiveReader:
         record.member_aligned = aligned
         if issue:
             self._warn("arc-bad-length", issue, offset, record)
-        record._reader = self
-        record._gen = self._gen
-        self._current = record
+        self._set_current(record)
         self._cur_block_left = cl
         return record
 
@@ -758,6 +768,24 @@ class ArchiveReader:
         n = (nl + 1 if nl >= 0 else len(self._buf)) - self._pos
         self._pos += n
         return n
+
+
+class _Ghost:
+    """What finishing a record needs when the caller has already dropped it."""
+
+    __slots__ = ("offset", "stream_offset", "member_aligned", "format", "trailer", "issues",
+                 "_content_length", "_length", "_stream_length")
+
+    def __init__(self, record: WarcRecord) -> None:
+        self.offset = record.offset
+        self.stream_offset = record.stream_offset
+        self.member_aligned = record.member_aligned
+        self.format = record.format
+        self.trailer: bytes | None = None
+        self.issues: list[Issue] = []
+        self._content_length = record._content_length
+        self._length: int | None = None
+        self._stream_length: int | None = None
 
 
 def _arc_fields(line: bytes, legend: tuple[str, ...]) -> dict[str, str] | None:

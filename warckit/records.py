@@ -130,6 +130,7 @@ class WarcRecord:
         "stream_offset",
         "trailer",
         "version",
+        "__weakref__",
     )
 
     def __init__(

@@ -245,3 +245,31 @@ def test_read_record_at_in_arc_files(name: str) -> None:
     for offset, uri, length in expected:
         rec = warckit.read_record_at(path, offset)
         assert (rec.format, rec.offset, rec.target_uri, rec.content_length) == ("arc", offset, uri, length)
+
+
+def test_read_record_at_releases_the_file_without_gc() -> None:
+    """The reader holds its current record weakly: no cycle keeps files open."""
+    import gc
+    import os
+
+    gc.collect()
+    gc.disable()
+    try:
+        before = len(os.listdir("/proc/self/fd"))
+        for _ in range(50):
+            rec = warckit.read_record_at(CORPUS / "pywb/iana.warc.gz", 0)
+            assert rec.read_block()
+        del rec
+        assert len(os.listdir("/proc/self/fd")) == before
+    finally:
+        gc.enable()
+
+
+def test_dropped_record_is_still_skipped_correctly() -> None:
+    path = CORPUS / "warcio/example.warc.gz"
+    with warckit.open(path) as reader:
+        offsets = []
+        for rec in reader:
+            offsets.append(rec.offset)
+            del rec  # the reader finishes a record nobody holds any more
+    assert offsets == [0, 353, 784, 2012, 2621, 3207]

@@ -1,0 +1,317 @@
+"""warckit's benchmark suite: every hot path side by side with its peers and the floors.
+
+One command makes the corpora (``../shared/bench/make_corpus.py``, mixes ``domain``,
+``cc`` and ``small``), runs each path with every contender in its own process,
+alternating A B C … for ``--runs`` rounds after a warm-up, and writes
+``benchmarks/RESULTS.md``: medians, paired ratios (run by run, against FastWARC or the
+named floor) and each process's peak RSS, with the machine, Python and commit.
+
+Usage::
+
+    python benchmarks/suite.py                 # 1 GB per mix, 5 runs (takes a while)
+    python benchmarks/suite.py --quick         # 100 MB per mix, 3 runs
+    python benchmarks/suite.py --mixes cc --paths headers,payload --size 300
+
+Paths: headers (iterate, headers only), payload (iterate and read every block),
+verify (block + payload digests), index (new-style CDX vs fastwarc index and
+cdxj-indexer), random (1,000 records read at random offsets), plus the write and
+SURT benchmarks (bench_write.py, bench_surt.py), whose reports are included.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+MAKE_CORPUS = ROOT.parent / "shared" / "bench" / "make_corpus.py"
+
+# Each contender is Python code run in a fresh process with PATH (the corpus) and
+# OFFSETS (a JSON file of record offsets) defined; the process reports its own peak RSS.
+_PEAK = """
+import sys
+with open("/proc/self/status") as _st:
+    sys.stderr.write("PEAK_KB %s\\n" % next(l.split()[1] for l in _st if l.startswith("VmHWM:")))
+"""
+
+READ_CONTENDERS = {
+    "isal-gunzip": """
+from isal import igzip
+with igzip.open(PATH, "rb") as f:
+    while f.read(1 << 20):
+        pass
+""",
+    "fastwarc": """
+from fastwarc.warc import ArchiveIterator, WarcRecordType
+with open(PATH, "rb") as f:
+    for r in ArchiveIterator(f, parse_http=False, record_types=WarcRecordType.any_type):
+        if PAYLOAD:
+            r.reader.read()
+""",
+    "warcio": """
+from warcio.archiveiterator import ArchiveIterator
+with open(PATH, "rb") as f:
+    for r in ArchiveIterator(f):
+        if PAYLOAD:
+            r.content_stream().read()
+""",
+    "warckit": """
+import warckit
+with warckit.open(PATH) as reader:
+    for r in reader:
+        if PAYLOAD:
+            s = r.raw_stream()
+            while s.read(1 << 20):
+                pass
+""",
+}
+READ_CONTENDERS["warckit-py"] = READ_CONTENDERS["warckit"]
+
+VERIFY_CONTENDERS = {
+    "isal+sha1": """
+import hashlib
+from isal import igzip
+h = hashlib.sha1()
+with igzip.open(PATH, "rb") as f:
+    while True:
+        b = f.read(1 << 20)
+        if not b:
+            break
+        h.update(b)
+""",
+    "fastwarc": """
+from fastwarc.warc import ArchiveIterator, WarcRecordType
+with open(PATH, "rb") as f:
+    for r in ArchiveIterator(f, parse_http=True, record_types=WarcRecordType.any_type):
+        r.verify_block_digest(consume=False)
+        if r.record_type != WarcRecordType.revisit:
+            r.verify_payload_digest(consume=True)
+""",
+    "warckit": """
+import warckit
+with warckit.open(PATH) as reader:
+    for r in reader:
+        warckit.verify_digests(r)
+""",
+}
+VERIFY_CONTENDERS["warckit-py"] = VERIFY_CONTENDERS["warckit"]
+
+INDEX_CONTENDERS = {
+    "fastwarc index": ["fastwarc", "index", "{path}"],
+    "cdxj-indexer": ["cdxj-indexer", "{path}", "-o", "/dev/null"],
+    "warckit index": [sys.executable, "-m", "warckit", "index", "{path}", "-o", "/dev/null"],
+}
+
+RANDOM_CONTENDERS = {
+    "fastwarc": """
+import json
+from fastwarc.warc import ArchiveIterator, WarcRecordType
+offsets = json.load(open(OFFSETS))
+with open(PATH, "rb") as f:
+    for off in offsets:
+        f.seek(off)
+        r = next(iter(ArchiveIterator(f, parse_http=False, record_types=WarcRecordType.any_type)))
+        r.reader.read()
+""",
+    "warcio": """
+import json
+from warcio.archiveiterator import ArchiveIterator
+offsets = json.load(open(OFFSETS))
+with open(PATH, "rb") as f:
+    for off in offsets:
+        f.seek(off)
+        r = next(iter(ArchiveIterator(f)))
+        r.content_stream().read()
+""",
+    "warckit": """
+import json, warckit
+for off in json.load(open(OFFSETS)):
+    r = warckit.read_record_at(PATH, off)
+    r.raw_stream().read()
+""",
+}
+
+
+def _env(name: str) -> dict[str, str]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    if name.endswith("-py"):
+        env["WARCKIT_NO_EXTENSIONS"] = "1"
+    return env
+
+
+def _run(cmd: list[str], env: dict[str, str]) -> tuple[float, int | None]:
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True)
+    elapsed = time.perf_counter() - t0
+    peak = None
+    for line in proc.stderr.splitlines():
+        if line.startswith("PEAK_KB "):
+            peak = int(line.split()[1])
+    return elapsed, peak
+
+
+def _python_cmd(code: str, path: Path, payload: bool, offsets: Path | None) -> list[str]:
+    prelude = f"PATH = {str(path)!r}\nPAYLOAD = {payload}\nOFFSETS = {str(offsets)!r}\n"
+    return [sys.executable, "-c", prelude + code + _PEAK]
+
+
+def measure(cmds: dict[str, tuple[list[str], dict[str, str]]], runs: int) -> dict[str, dict[str, object]]:
+    """Warm up, then run every contender once per round, alternating; return stats."""
+    times: dict[str, list[float]] = {n: [] for n in cmds}
+    peaks: dict[str, list[int]] = {n: [] for n in cmds}
+    for cmd, env in cmds.values():
+        _run(cmd, env)
+    for _ in range(runs):
+        for name, (cmd, env) in cmds.items():
+            t, p = _run(cmd, env)
+            times[name].append(t)
+            if p is not None:
+                peaks[name].append(p)
+    return {
+        n: {"times": times[n], "median": statistics.median(times[n]),
+            "peak_mb": (max(peaks[n]) / 1024 if peaks[n] else None)}
+        for n in cmds
+    }
+
+
+def _ratios(stats: dict[str, dict[str, object]], ref: str) -> dict[str, float]:
+    out = {}
+    for name, s in stats.items():
+        pairs = [a / b for a, b in zip(s["times"], stats[ref]["times"])]  # type: ignore[arg-type]
+        out[name] = statistics.median(pairs)
+    return out
+
+
+def table(stats: dict[str, dict[str, object]], size: int, refs: list[str]) -> str:
+    head = "| contender | median s | MB/s | " + " | ".join(f"vs {r}" for r in refs) + " | peak RSS MB |"
+    lines = [head, "|" + "---|" * (4 + len(refs))]
+    ratios = {r: _ratios(stats, r) for r in refs if r in stats}
+    for name, s in stats.items():
+        med = float(s["median"])  # type: ignore[arg-type]
+        cells = [name, f"{med:.3f}", f"{size / 1e6 / med:.0f}"]
+        cells += [f"{ratios[r][name]:.2f}" if r in ratios else "-" for r in refs]
+        peak = s["peak_mb"]
+        cells.append(f"{peak:.0f}" if peak is not None else "-")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def make_corpora(mixes: list[str], size: int, workdir: Path) -> dict[str, Path]:
+    workdir.mkdir(parents=True, exist_ok=True)
+    out = {}
+    for mix in mixes:
+        base = workdir / f"{mix}-{size}"
+        path = base.with_suffix(".warc.gz")
+        if not path.exists():
+            subprocess.run([sys.executable, str(MAKE_CORPUS), str(base), str(size), "--mix", mix,
+                            "--compress", "gzip"], check=True, stdout=subprocess.DEVNULL)
+        out[mix] = path
+    return out
+
+
+def random_offsets(path: Path, count: int, workdir: Path) -> Path:
+    sys.path.insert(0, str(ROOT))
+    import warckit
+
+    with warckit.open(path) as reader:
+        offsets = [r.offset for r in reader]
+    rng = random.Random(20261130)
+    chosen = [rng.choice(offsets) for _ in range(count)]
+    target = workdir / (path.name + ".offsets.json")
+    target.write_text(json.dumps(chosen))
+    return target
+
+
+def machine() -> str:
+    model = "?"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    versions = []
+    for mod in ("warcio", "fastwarc", "isal", "surt", "cdxj_indexer"):
+        try:
+            from importlib.metadata import version
+
+            versions.append(f"{mod} {version(mod.replace('_', '-'))}")
+        except Exception:
+            pass
+    return (f"{os.cpu_count()} cores, {model}; Python {platform.python_version()}; "
+            f"commit {commit}; {', '.join(versions)}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--size", type=int, default=1000, help="MB of uncompressed WARC per mix (default 1000)")
+    ap.add_argument("--quick", action="store_true", help="100 MB per mix and 3 runs")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--mixes", default="domain,cc,small")
+    ap.add_argument("--paths", default="headers,payload,verify,index,random,write,surt")
+    ap.add_argument("--workdir", default="/tmp/warckit-bench")
+    ap.add_argument("--out", default=str(HERE / "RESULTS.md"))
+    args = ap.parse_args()
+    if args.quick:
+        args.size, args.runs = 100, 3
+    paths = args.paths.split(",")
+    workdir = Path(args.workdir)
+    corpora = make_corpora(args.mixes.split(","), args.size, workdir)
+    report = [
+        "# warckit benchmark results",
+        "",
+        f"Machine: {machine()}.",
+        f"Command: `python benchmarks/suite.py --size {args.size} --runs {args.runs} --mixes {args.mixes} --paths {args.paths}`.",
+        "Whole-process wall time (start-up included), one warm-up, then alternating runs; "
+        "ratios are paired medians (run by run); peak RSS is each process's own VmHWM.",
+    ]
+    for mix, path in corpora.items():
+        size = path.stat().st_size
+        report += ["", f"## {mix} ({size / 1e6:.0f} MB gzip, {args.size} MB uncompressed)"]
+        for mode in ("headers", "payload"):
+            if mode in paths:
+                cmds = {n: (_python_cmd(c, path, mode == "payload", None), _env(n)) for n, c in READ_CONTENDERS.items()}
+                stats = measure(cmds, args.runs)
+                report += ["", f"### iterate, {'headers only' if mode == 'headers' else 'read every block'}", "",
+                           table(stats, size, ["fastwarc", "isal-gunzip"])]
+                print(report[-1], flush=True)
+        if "verify" in paths:
+            cmds = {n: (_python_cmd(c, path, False, None), _env(n)) for n, c in VERIFY_CONTENDERS.items()}
+            stats = measure(cmds, args.runs)
+            report += ["", "### verify block + payload digests", "", table(stats, size, ["fastwarc", "isal+sha1"])]
+            print(report[-1], flush=True)
+        if "index" in paths:
+            cmds = {n: ([a.format(path=path) for a in c], _env(n)) for n, c in INDEX_CONTENDERS.items()}
+            stats = measure(cmds, args.runs)
+            report += ["", "### index (new-style CDX / fastwarc default / CDXJ)", "",
+                       table(stats, size, ["fastwarc index", "cdxj-indexer"])]
+            print(report[-1], flush=True)
+        if "random" in paths:
+            offsets = random_offsets(path, 1000, workdir)
+            cmds = {n: (_python_cmd(c, path, False, offsets), _env(n)) for n, c in RANDOM_CONTENDERS.items()}
+            stats = measure(cmds, args.runs)
+            report += ["", "### 1,000 records read at random offsets", "", table(stats, size, ["fastwarc"])]
+            print(report[-1], flush=True)
+    for name, script, extra in (("write", "bench_write.py", ["--rounds", "10"]), ("surt", "bench_surt.py", [])):
+        if name in paths:
+            out = subprocess.run([sys.executable, str(HERE / script), *extra], env=_env(name), capture_output=True,
+                                 text=True, check=True).stdout
+            report += ["", f"## {name} (`benchmarks/{script} {' '.join(extra)}`)", "", "```", out.strip(), "```"]
+            print(out, flush=True)
+    Path(args.out).write_text("\n".join(report) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
