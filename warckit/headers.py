@@ -32,7 +32,7 @@ class Headers:
 
     def __init__(self, fields: Iterable[tuple[str, str]] = (), *, raw: bytes | None = None) -> None:
         self._fields: tuple[tuple[str, str], ...] = tuple(fields)
-        self._index: dict[str, list[int]] | None = None
+        self._index: dict[str, int] | None = None
         self._raw = raw
 
     @classmethod
@@ -40,14 +40,19 @@ class Headers:
         """Build headers from a mapping, in its iteration order."""
         return cls(mapping.items())
 
-    def _lookup(self) -> dict[str, list[int]]:
+    def _lookup(self) -> dict[str, int]:
+        """Lowercased name -> index of its first occurrence (built on first use)."""
         index = self._index
         if index is None:
-            index = {}
-            for i, (name, _) in enumerate(self._fields):
-                index.setdefault(name.lower(), []).append(i)
+            fields = self._fields
+            # Reversed, so that the first occurrence of a repeated name wins.
+            index = {fields[i][0].lower(): i for i in range(len(fields) - 1, -1, -1)}
             self._index = index
         return index
+
+    def _positions(self, key: str) -> list[int]:
+        """Every index of lowercased *key* (a scan: only needed when names repeat)."""
+        return [i for i, (n, _) in enumerate(self._fields) if n.lower() == key]
 
     @property
     def raw(self) -> bytes | None:
@@ -65,27 +70,37 @@ class Headers:
         Raises:
             DuplicateHeaderError: the field occurs more than once.
         """
-        hits = self._lookup().get(name.lower())
-        if not hits:
+        key = name.lower()
+        index = self._lookup()
+        i = index.get(key)
+        if i is None:
             return None
-        if len(hits) > 1:
-            raise DuplicateHeaderError(f"header {name!r} occurs {len(hits)} times")
-        return self._fields[hits[0]][1]
+        if len(index) != len(self._fields):  # some name repeats: is it this one?
+            hits = self._positions(key)
+            if len(hits) > 1:
+                raise DuplicateHeaderError(f"header {name!r} occurs {len(hits)} times")
+        return self._fields[i][1]
 
     def first(self, name: str) -> str | None:
         """Return the first value of *name*, ``None`` if absent."""
-        hits = self._lookup().get(name.lower())
-        return self._fields[hits[0]][1] if hits else None
+        i = self._lookup().get(name.lower())
+        return None if i is None else self._fields[i][1]
 
     def get(self, name: str, default: str | None = None) -> str | None:
         """Return the first value of *name*, or *default*."""
-        hits = self._lookup().get(name.lower())
-        return self._fields[hits[0]][1] if hits else default
+        i = self._lookup().get(name.lower())
+        return default if i is None else self._fields[i][1]
 
     def all(self, name: str) -> tuple[str, ...]:
         """Return every value of *name* in order; ``()`` if absent."""
-        hits = self._lookup().get(name.lower())
-        return tuple(self._fields[i][1] for i in hits) if hits else ()
+        key = name.lower()
+        index = self._lookup()
+        i = index.get(key)
+        if i is None:
+            return ()
+        if len(index) == len(self._fields):  # no name repeats
+            return (self._fields[i][1],)
+        return tuple(self._fields[j][1] for j in self._positions(key))
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name.lower() in self._lookup()

@@ -111,12 +111,13 @@ def verify_digests(record: WarcRecord) -> DigestReport:
         pass
     block_result = None
     if block_d is not None:
-        if block_h is None or block_d.raw is None:
+        block_raw = block_d.raw if block_h is not None else None
+        if block_h is None or block_raw is None:
             block_result = DigestResult(
                 "WARC-Block-Digest", block_d, None, reason=_why_unchecked(block_d)
             )
         else:
-            block_result = DigestResult("WARC-Block-Digest", block_d, block_d.matches(block_h.digest()))
+            block_result = DigestResult("WARC-Block-Digest", block_d, block_raw == block_h.digest())
     payload_result = None
     if payload_d is not None:
         if is_revisit:
@@ -124,18 +125,18 @@ def verify_digests(record: WarcRecord) -> DigestReport:
                 "WARC-Payload-Digest", payload_d, None,
                 reason="a revisit's payload digest names the original capture's payload",
             )
-        elif legacy_h is None or payload_d.raw is None:
+        elif legacy_h is None or (payload_raw := payload_d.raw) is None:
             payload_result = DigestResult(
                 "WARC-Payload-Digest", payload_d, None, reason=_why_unchecked(payload_d)
             )
         else:
-            legacy_ok = payload_d.matches(legacy_h.digest())
+            legacy_ok = payload_raw == legacy_h.digest()
             if not chunked:
                 payload_result = DigestResult(
                     "WARC-Payload-Digest", payload_d, legacy_ok, "both" if legacy_ok else None
                 )
             else:
-                entity_ok = chunk_error is None and payload_d.matches(entity_h.digest())
+                entity_ok = chunk_error is None and payload_raw == entity_h.digest()
                 if entity_ok:
                     payload_result = DigestResult("WARC-Payload-Digest", payload_d, True, WARC11)
                 elif legacy_ok:
