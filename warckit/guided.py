@@ -248,7 +248,8 @@ class WarcWriter:
         prefix: File-name prefix (``{prefix}`` in the template).
         version: ``"1.1"`` (default; microsecond WARC-Date) or ``"1.0"`` (seconds).
         compression: ``"gzip"`` (default), ``"zstd"`` or ``"none"``.
-        level: Compression level (isal gzip 0-3, zlib 0-9, zstd 1-22).
+        level: Compression level: gzip per backend (libdeflate 0-12, default 6; isal
+            0-3; zlib-ng / zlib 0-9), zstd 1-22.
         zstd_dictionary: Raw zstd dictionary; written as the IIPC dictionary frame at
             the start of each ``.warc.zst`` file and used for every frame.
         max_bytes: Roll to a new file before this many bytes (on disk) would be
@@ -270,6 +271,12 @@ class WarcWriter:
             has its own warcinfo). Only with ``compression`` other than ``"none"``.
         host: ``{host}`` in file names and the warcinfo ``hostname``.
         port: ``{port}`` in file names.
+        gzip_backend: ``"libdeflate"`` (default when the ``deflate`` package is
+            installed), ``"isal"``, ``"zlib-ng"`` or ``"zlib"``
+            (:data:`warckit.writer.GZIP_BACKENDS`). All write standard gzip members.
+        threads: Compress large blocks on a worker thread while the next steps
+            (hashing, head) run (default: when the machine has more than one CPU).
+            The output is the same either way.
     """
 
     def __init__(
@@ -293,6 +300,8 @@ class WarcWriter:
         hybrid: HybridPolicy | None = None,
         host: str | None = None,
         port: int | str = 0,
+        gzip_backend: str | None = None,
+        threads: bool | None = None,
     ) -> None:
         if version not in ("1.0", "1.1"):
             raise UsageError(f"version must be '1.1' or '1.0', not {version!r}")
@@ -320,7 +329,8 @@ class WarcWriter:
             "max_records": max_records, "fsync": fsync, "host": self.host.split(".")[0],
             "port": port,
         }
-        main_encoder = RecordEncoder(compression, level=level, zstd_dictionary=zstd_dictionary)
+        main_encoder = RecordEncoder(compression, level=level, zstd_dictionary=zstd_dictionary,
+                                     backend=gzip_backend, threads=threads)
         self._series: dict[str, _Series] = {}
         self._add_series("main", main_encoder, common)
         if hybrid is not None:
@@ -503,7 +513,12 @@ class WarcWriter:
         # writer's algorithm and encoding, a record ID), so this is the only check the
         # record needs: what changes afterwards is generated here and valid by construction.
         blank = self._blank_digest
-        self._check(build(_BLANK_ID, blank, payload_digest or (blank if payload else None), 1))
+        placeholder = build(_BLANK_ID, blank, payload_digest or (blank if payload else None), 1)
+        # A body in memory is not consumed by reading it: its compression may start
+        # before the check (nothing is written until the check passed).
+        early = isinstance(body, (bytes, bytearray, memoryview)) or body is None
+        if not early:
+            self._check(placeholder)
 
         segmenting = self.segment_size is not None
         sink = BlockSink("none") if segmenting else series.encoder.sink()
@@ -542,6 +557,8 @@ class WarcWriter:
                     held.clear()
             if not segmenting:
                 sink.finish()
+            if early:
+                self._check(placeholder)
             for piece, is_prefix in held:
                 digest(piece, is_prefix)
             held.clear()

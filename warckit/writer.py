@@ -130,18 +130,21 @@ def head_bytes(version: str, headers: Headers) -> bytes:
     Raises:
         ValidationError: a name or value contains CR or LF (header injection).
     """
-    out = [f"WARC/{version}\r\n".encode("ascii")]
-    for name, value in headers:
-        if "\r" in name or "\n" in name or "\r" in value or "\n" in value or ":" in name:
-            from .errors import Issue
+    fields = headers.fields
+    text = "".join([f"{name}: {value}\r\n" for name, value in fields])
+    n = len(fields)
+    # One CR and one LF per line, and no colon in a name: checked on the joined text
+    # (the per-field loop only runs to name the culprit).
+    if text.count("\r") != n or text.count("\n") != n or any(":" in name for name, _ in fields):
+        for name, value in fields:
+            if "\r" in name or "\n" in name or "\r" in value or "\n" in value or ":" in name:
+                from .errors import Issue
 
-            raise ValidationError(
-                [Issue("bad-syntax", "field names and values must not contain CR, LF "
-                       "(and names no colon)", "error", field=name)]
-            )
-        out.append(f"{name}: {value}\r\n".encode())
-    out.append(b"\r\n")
-    return b"".join(out)
+                raise ValidationError(
+                    [Issue("bad-syntax", "field names and values must not contain CR, LF "
+                           "(and names no colon)", "error", field=name)]
+                )
+    return f"WARC/{version}\r\n{text}\r\n".encode()
 
 
 def dictionary_frame(dictionary: bytes) -> bytes:
@@ -376,7 +379,15 @@ class BlockSink:
         self.finish()
         result = self._result
         if isinstance(result, Future):
-            result = self._result = result.result()
+            # A worker that has not started yet (all CPUs busy) is not waited for: the
+            # block is taken back and compressed here, so a loaded machine costs no
+            # scheduling delay.
+            if result.cancel():
+                assert self._data is not None
+                result = _oneshot(self.backend)(self._data, self.level)
+            else:
+                result = result.result()
+            self._result = result
         assert result is not None, "not an in-memory gzip sink"
         return result
 
@@ -429,7 +440,8 @@ class EncodedRecord:
     def chunks(self) -> Iterator[bytes]:
         """Yield the bytes to write, in order."""
         if self._tail is None:
-            yield from self._parts
+            # One write (and one system call at the flush) per record.
+            yield self._parts[0] if len(self._parts) == 1 else b"".join(self._parts)
             return
         yield from self._parts[:-1]
         yield from self._tail.chunks()
