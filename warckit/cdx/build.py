@@ -11,12 +11,11 @@ import os
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from typing import IO, Any
 
 from ..errors import Issue
 from .formats import header_line
-from .indexer import IndexOptions, index_file
+from .indexer import IndexOptions, index_file, index_range
 from .sort import DEFAULT_MAX_MEMORY, external_sort
 
 __all__ = ["write_index"]
@@ -24,22 +23,38 @@ __all__ = ["write_index"]
 _BATCH = 2048
 
 
-def _index_to_file(path: str, options: IndexOptions, tmpdir: str | None) -> tuple[str, int]:
-    """Worker: index *path* into a temporary file; return its name and line count."""
+def _index_to_file(
+    path: str,
+    options: IndexOptions,
+    tmpdir: str | None,
+    read_from: int = 0,
+    start: int = 0,
+    end: int | None = None,
+) -> tuple[str, int, list[int]]:
+    """Worker: index the records of *path* starting in ``[start, end)`` into a temporary file.
+
+    Returns the file's name, its line count and the offsets of the last record before
+    *end* and of the first at or past it (see :func:`~warckit.cdx.indexer.index_range`).
+    """
     fd, name = tempfile.mkstemp(prefix="warckit-index-", suffix=".part", dir=tmpdir)
     count = 0
-    with os.fdopen(fd, "wb", buffering=1 << 20) as out:
-        batch: list[str] = []
-        for line in index_file(path, options):
-            batch.append(line)
-            if len(batch) >= _BATCH:
+    stopped: list[int] = []
+    try:
+        with os.fdopen(fd, "wb", buffering=1 << 20) as out:
+            batch: list[str] = []
+            for line in index_range(path, options, start, end, read_from=read_from, stopped_at=stopped):
+                batch.append(line)
+                if len(batch) >= _BATCH:
+                    out.write(("\n".join(batch) + "\n").encode("utf-8"))
+                    count += len(batch)
+                    batch.clear()
+            if batch:
                 out.write(("\n".join(batch) + "\n").encode("utf-8"))
                 count += len(batch)
-                batch.clear()
-        if batch:
-            out.write(("\n".join(batch) + "\n").encode("utf-8"))
-            count += len(batch)
-    return name, count
+    except BaseException:
+        os.unlink(name)
+        raise
+    return name, count, stopped
 
 
 class _Progress:
@@ -75,6 +90,38 @@ class _Progress:
             self.bar.close()
 
 
+def _tasks(paths: Sequence[str], options: IndexOptions, jobs: int) -> list[tuple[str, int, int, int | None]]:
+    """``(path, read_from, start, end)`` pieces: large gzip-per-record files are cut."""
+    if jobs <= 1 or options.lenient or len(paths) >= 4 * jobs:
+        return [(p, 0, 0, None) for p in paths]
+    from .split import split_points
+
+    read_types = set(options.types)
+    if options.post_append:
+        read_types.add("request")
+    frozen = frozenset(read_types)
+    # One file: cut it in *jobs* pieces; several: only the large ones, in two.
+    parts = jobs if len(paths) == 1 else min(jobs, 2)
+    tasks: list[tuple[str, int, int, int | None]] = []
+    for path in paths:
+        read_from = start = 0
+        for before, at in split_points(path, parts, frozen, options.skips_warc_fields):
+            tasks.append((path, read_from, start, at))
+            read_from, start = before, at
+        tasks.append((path, read_from, start, None))
+    return tasks
+
+
+def _pool(jobs: int) -> Any:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = None
+    if sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("fork")  # workers start without imports
+    return ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+
+
 def _lines_in_order(
     paths: Sequence[str],
     options: IndexOptions,
@@ -83,33 +130,57 @@ def _lines_in_order(
     on_warning: Callable[[Issue], None] | None,
     tmpdir: str | None,
 ) -> Iterator[bytes]:
-    if jobs <= 1 or len(paths) <= 1:
+    tasks = _tasks(paths, options, jobs) if jobs > 1 else []
+    if len(tasks) <= 1:
         for path in paths:
             for line in index_file(path, options, on_warning=on_warning):
                 yield line.encode("utf-8") + b"\n"
             progress.done(path)
         return
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(_index_to_file, p, options, tmpdir) for p in paths]
-        names: list[str] = []
-        try:
-            for path, future in zip(paths, futures):
-                name, _ = future.result()
-                names.append(name)
-                progress.done(path)
+    names: list[str] = []
+    futures: list[Any] = []
+    try:
+        with _pool(min(jobs, len(tasks))) as pool:
+            futures = [pool.submit(_index_to_file, p, options, tmpdir, r, a, b) for p, r, a, b in tasks]
+            redo: str | None = None  # a file being finished in this process after a bad piece
+            for i, ((path, read_from, start, end), future) in enumerate(zip(tasks, futures)):
+                if redo == path:
+                    continue
+                redo = None
+                try:
+                    name, _, stopped = future.result()
+                except Exception:
+                    name, stopped = None, []
+                if name is not None:
+                    names.append(name)
+                if name is None or (end is not None and stopped[1:] != [end]) or (
+                    i + 1 < len(tasks) and tasks[i + 1][0] == path and stopped[:1] != [tasks[i + 1][1]]
+                ):
+                    # The piece failed or its end was no record start: index the rest of
+                    # the file here, which also reports any error exactly where it is.
+                    redo = path
+                    for line in index_range(
+                        path, options, start, None, read_from=read_from, on_warning=on_warning
+                    ):
+                        yield line.encode("utf-8") + b"\n"
+                    progress.done(path)
+                    continue
                 with open(name, "rb") as fh:
                     yield from fh
-        finally:
-            for future in futures:
-                if future.done() and future.exception() is None:
-                    name = future.result()[0]
-                    if name not in names:
-                        names.append(name)
-            for name in names:
-                try:
-                    os.unlink(name)
-                except OSError:
-                    pass
+                if end is None:
+                    progress.done(path)
+    finally:
+        # The pool has shut down: every submitted piece has finished or was cancelled.
+        for future in futures:
+            if future.done() and not future.cancelled() and future.exception() is None:
+                name = future.result()[0]
+                if name not in names:
+                    names.append(name)
+        for name in names:
+            try:
+                os.unlink(name)
+            except OSError:
+                pass
 
 
 def write_index(
@@ -132,7 +203,9 @@ def write_index(
         out: Binary output.
         options: Format and record selection (:class:`IndexOptions`).
         sort: Sort the output bytewise (bounded-memory external sort).
-        jobs: Index this many files at once in worker processes.
+        jobs: Worker processes. With more than one, files are indexed at once and a
+            large gzip-per-record file is cut at record boundaries into pieces indexed in
+            parallel (see :mod:`warckit.cdx.split`); the output is the same.
         header: Write the format's header / legend line first (none for CDXJ).
         max_memory: Memory budget of the sort.
         progress: Show a progress bar (default: when stderr is a terminal).

@@ -18,6 +18,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
@@ -225,8 +226,24 @@ def _capture(record: WarcRecord, filename: str, compute_digest: bool) -> Capture
             cap.refers_to_date = h.get("warc-refers-to-date")
         elif rtype in ("metadata", "conversion"):
             cap.refers_to = _unbracket(h.get("warc-refers-to"))
-    http = record.http if rtype in ("response", "revisit", "request") else None
     size = record.content_length
+    if rtype in ("response", "revisit", "request") and not is_arc:
+        fast = _http_fast(record, size)
+        if fast is not None:
+            if fast:
+                status, method, ctype, head_len = fast
+                cap.has_http = True
+                cap.http_content_type = ctype
+                cap.status = status
+                cap.payload_length = max(size - head_len, 0)
+                if rtype == "request":
+                    cap.method = method
+            else:
+                cap.payload_length = size
+            if compute_digest and cap.payload_digest is None and rtype not in ("warcinfo", "revisit"):
+                cap.computed_digest = _sha1_payload(record)
+            return cap
+    http = record.http if rtype in ("response", "revisit", "request") else None
     if http is not None:
         cap.has_http = True
         for name, value in http.headers.fields:  # cheaper than building the name index
@@ -243,6 +260,46 @@ def _capture(record: WarcRecord, filename: str, compute_digest: bool) -> Capture
     if compute_digest and cap.payload_digest is None and rtype not in ("warcinfo", "revisit"):
         cap.computed_digest = _sha1_payload(record)
     return cap
+
+
+# A clean HTTP head: a status line ``HTTP/x NNN [reason]`` or a request line ``METHOD
+# target HTTP/x``, then ``token:value`` lines, all ending in CRLF. Anything else (folded
+# or bare-LF lines, malformed names, odd start lines) takes the full parser, so the fast
+# path never accepts what the parser would reject or read differently.
+_TCHAR = rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]"
+_CLEAN_HEAD = re.compile(
+    rb"(?:HTTP/[^ \r\n]* ([1-9][0-9]{2})(?: [^\r\n]*)?|([^ \r\n]+) [^ \r\n]+ HTTP/[^ \r\n]*)\r\n"
+    rb"(?:" + _TCHAR + rb"+:[^\r\n]*\r\n)*\r\n"
+)
+_CONTENT_TYPE = re.compile(rb"\ncontent-type:([^\r\n]*)", re.IGNORECASE)
+_FAST_HEAD = 16384  # what WarcRecord.http retains first
+
+
+def _http_fast(record: WarcRecord, size: int) -> tuple[str | None, str | None, str | None, int] | tuple[()] | None:
+    """Status, method, Content-Type and head length of a clean HTTP head, without parsing it.
+
+    ``()`` when the block is not HTTP, ``None`` when the full parser must decide. Reads
+    the same retained prefix :attr:`WarcRecord.http` would, so the parser can still run.
+    """
+    if not record.has_http:
+        return ()
+    if size <= 0:
+        return None
+    record._retain_until(_FAST_HEAD)
+    buf = record._retained
+    end = buf.find(b"\r\n\r\n")
+    if end < 0:
+        return None
+    end += 4
+    m = _CLEAN_HEAD.fullmatch(buf, 0, end)
+    if m is None:
+        return None
+    c = _CONTENT_TYPE.search(buf, 0, end)
+    ctype = c.group(1).strip(b" \t").decode("utf-8", "surrogateescape") if c is not None else None
+    code = m.group(1)
+    if code is not None:
+        return code.decode("ascii"), None, ctype, end
+    return None, m.group(2).decode("latin-1"), ctype, end
 
 
 def _is_post_or_put(record: WarcRecord) -> bool:
@@ -285,7 +342,26 @@ def iter_captures(
     Raises:
         ParseError: Damaged input in strict mode.
     """
-    opts = options or IndexOptions()
+    return _iter_range(source, options or IndexOptions(), on_warning, 0, 0, None, None)
+
+
+def _iter_range(
+    source: str | os.PathLike[str] | IO[bytes],
+    opts: IndexOptions,
+    on_warning: Callable[[Issue], None] | None,
+    start: int,
+    emit_from: int,
+    end: int | None,
+    stopped_at: list[int] | None,
+) -> Iterator[Capture]:
+    """:func:`iter_captures` of the records that start in ``[emit_from, end)``.
+
+    Reading starts at record offset *start* (``<= emit_from``): the records before
+    *emit_from* only give the first ones their request/response pairing (see
+    :mod:`warckit.cdx.split`). The first record at or past *end* is read to settle the
+    pairing of the last one. The offsets of the last record before *end* and of the first
+    one at or past it are appended to *stopped_at* (nothing if the file ends first).
+    """
     if opts.filename is not None:
         filename = opts.filename
     elif isinstance(source, (str, os.PathLike)):
@@ -300,14 +376,27 @@ def iter_captures(
     compute_digest = opts.format in _PYWB_FORMATS
     skip_fields = opts.skips_warc_fields
     kwargs: dict[str, Any] = {"lenient": opts.lenient, "types": read_types}
+    if start:
+        kwargs["offset"] = start
     if on_warning is not None:
         kwargs["on_warning"] = on_warning
     pending: Capture | None = None
     pending_rec: WarcRecord | None = None
     pending_body: tuple[str, bytes | None, str | None] | None = None
+    last = -1  # offset of the last record read before *end*
     with _reader.open_archive(source, **kwargs) as reader:
         plain = reader.compression == "none"
         for record in reader:
+            offset = record.offset
+            final = end is not None and offset >= end
+            if final:
+                # The record after the range: it only settles the pairing of the pending
+                # capture, exactly as a one-piece run would.
+                if stopped_at is not None:
+                    stopped_at.extend((last, offset))
+                    stopped_at = None
+            else:
+                last = offset
             rtype = record.type
             if (
                 skip_fields
@@ -320,9 +409,11 @@ def iter_captures(
                 # breaks the adjacency of a pending pair just like any other record.
                 if pending is not None and pending_rec is not None:
                     _finish(pending, pending_rec, plain)
-                    if pending.type in wanted:
+                    if pending.type in wanted and pending.offset >= emit_from:
                         yield pending
                 pending = pending_rec = pending_body = None
+                if final:
+                    break
                 continue
             cap = _capture(record, filename, compute_digest)
             body: tuple[str, bytes | None, str | None] | None = None
@@ -339,12 +430,15 @@ def iter_captures(
                     req_body = pending_body if pending.type == "request" else body
                     if req_body is not None:
                         _apply_post(pair[0], pair[1], req_body)
-                if pending.type in wanted:
+                if pending.type in wanted and pending.offset >= emit_from:
                     yield pending
+            if final:
+                pending = None
+                break
             pending, pending_rec, pending_body = cap, record, body
         if pending is not None and pending_rec is not None:
             _finish(pending, pending_rec, plain)
-            if pending.type in wanted:
+            if pending.type in wanted and pending.offset >= emit_from:
                 yield pending
 
 
@@ -538,10 +632,30 @@ def index_file(
     on_warning: Callable[[Issue], None] | None = None,
 ) -> Iterator[str]:
     """Yield the index lines (no header, no newline, file order) of one WARC/ARC file."""
-    opts = options or IndexOptions()
-    fmt = opts.format
-    unicode_host = opts.unicode_host
-    for cap in iter_captures(source, opts, on_warning=on_warning):
+    return index_range(source, options or IndexOptions(), on_warning=on_warning)
+
+
+def index_range(
+    source: str | os.PathLike[str] | IO[bytes],
+    options: IndexOptions,
+    start: int = 0,
+    end: int | None = None,
+    *,
+    read_from: int | None = None,
+    on_warning: Callable[[Issue], None] | None = None,
+    stopped_at: list[int] | None = None,
+) -> Iterator[str]:
+    """:func:`index_file` restricted to the records that start in ``[start, end)``.
+
+    ``(read_from, start)`` must be a split point from
+    :func:`warckit.cdx.split.split_points` (*read_from*: the record before *start*), or
+    ``start=0``. The offsets of the last record before *end* and of the first one at or
+    past it are appended to *stopped_at* (nothing if the file ends first).
+    """
+    fmt = options.format
+    unicode_host = options.unicode_host
+    begin = start if read_from is None else read_from
+    for cap in _iter_range(source, options, on_warning, begin, start, end, stopped_at):
         yield capture_line(cap, fmt, unicode_host=unicode_host)
 
 

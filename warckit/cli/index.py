@@ -29,8 +29,10 @@ def add_parser(subparsers: Any) -> None:
                    help="cdx (new-style, default), cdxj (pywb), cdx11, cdx9")
     p.add_argument("-s", "--sort", action="store_true", help="sort bytewise (bounded memory)")
     p.add_argument("-o", "--output", metavar="OUT", help="output file (default: stdout)")
-    p.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
-                   help="index N files at once in worker processes")
+    p.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                   help="worker processes: files are indexed at once, and a large "
+                   "gzip-per-record file is cut into N pieces indexed in parallel "
+                   "(default: the number of usable CPUs, at most 4; 1 = one process)")
     p.add_argument("-t", "--types", metavar="T,T",
                    help="record types to index (default: " + ",".join(sorted(DEFAULT_TYPES))
                    + "; 'all' for every type)")
@@ -60,8 +62,18 @@ def _types(text: str | None) -> frozenset[str]:
     return frozenset(t.strip().lower() for t in text.split(",") if t.strip())
 
 
+def _default_jobs() -> int:
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, 4))
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``warckit index``."""
+    if args.jobs is None:
+        args.jobs = _default_jobs()
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     options = IndexOptions(

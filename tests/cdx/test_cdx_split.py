@@ -1,0 +1,113 @@
+"""Indexing one gzip-per-record file in pieces (``-j N``) gives the one-process output."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from corpus_paths import CORPUS
+
+from warckit.cdx import IndexOptions, index_file, write_index
+from warckit.cdx import build as _build
+from warckit.cdx import split as _split
+from warckit.cdx.indexer import index_range
+from warckit.errors import WarckitError
+
+MAKE_CORPUS = Path("/work/shared/bench/make_corpus.py")
+READ_TYPES = frozenset({"response", "resource", "revisit", "metadata", "conversion", "request"})
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small generated gzip-per-record WARC (request, response, metadata per capture)."""
+    if not MAKE_CORPUS.exists():
+        pytest.skip("make_corpus.py not available")
+    base = tmp_path_factory.mktemp("split") / "small"
+    subprocess.run(
+        [sys.executable, str(MAKE_CORPUS), str(base), "2", "--mix", "cc", "--compress", "gzip"],
+        check=True, capture_output=True,
+    )
+    return base.with_suffix(".warc.gz")
+
+
+def _pieces(path: Path, options: IndexOptions, points: list[tuple[int, int]]) -> list[str]:
+    lines: list[str] = []
+    bounds = [(0, 0), *points, (None, None)]
+    for (read_from, start), (before, end) in zip(bounds, bounds[1:]):
+        stopped: list[int] = []
+        lines += index_range(path, options, start or 0, end, read_from=read_from, stopped_at=stopped)
+        if end is not None:
+            assert stopped == [before, end]
+    return lines
+
+
+def _write(path: Path, options: IndexOptions, jobs: int, sort: bool = False) -> bytes:
+    out = io.BytesIO()
+    write_index([path], out, options, jobs=jobs, sort=sort)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("fmt", ["cdx", "cdxj"])
+def test_generated_file_split(generated: Path, fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    options = IndexOptions(format=fmt)  # type: ignore[arg-type]
+    points = _split.split_points(str(generated), 4, READ_TYPES, options.skips_warc_fields, min_size=0)
+    assert len(points) == 3
+    assert _pieces(generated, options, points) == list(index_file(generated, options))
+    monkeypatch.setattr(_split, "MIN_SPLIT_SIZE", 0)
+    one = _write(generated, options, 1)
+    assert _write(generated, options, 2) == one
+    assert _write(generated, options, 3, sort=True) == _write(generated, options, 1, sort=True)
+
+
+def test_bad_split_point_falls_back(generated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A split point that is not a record start (the piece before it overruns it) is caught."""
+    options = IndexOptions()
+    one = _write(generated, options, 1)
+    before, at = _split.split_points(str(generated), 2, READ_TYPES, False, min_size=0)[0]
+    monkeypatch.setattr(_split, "split_points", lambda *a, **k: [(before, at + 1)])
+    assert _write(generated, options, 2) == one
+    monkeypatch.setattr(_split, "split_points", lambda *a, **k: [(before + 1, at)])
+    assert _write(generated, options, 2) == one
+
+
+def test_small_or_plain_files_are_not_split(generated: Path, tmp_path: Path) -> None:
+    assert _split.split_points(str(generated), 2, READ_TYPES, False) == []  # below MIN_SPLIT_SIZE
+    import gzip
+
+    plain = tmp_path / "plain.warc"
+    plain.write_bytes(gzip.decompress(generated.read_bytes()))
+    assert _split.split_points(str(plain), 2, READ_TYPES, False, min_size=0) == []
+    whole = tmp_path / "whole.warc.gz"
+    whole.write_bytes(gzip.compress(plain.read_bytes()))
+    assert _split.split_points(str(whole), 2, READ_TYPES, False, min_size=0) == []
+
+
+def _multi_member_files() -> list[Path]:
+    if not CORPUS.exists():
+        return []
+    return sorted(CORPUS.rglob("*.warc.gz"))
+
+
+@pytest.mark.parametrize("path", _multi_member_files(), ids=lambda p: str(p.relative_to(CORPUS)))
+def test_corpus_file_split(path: Path) -> None:
+    """Every corpus file cut in up to four pieces indexes like the whole file."""
+    for fmt in ("cdx", "cdxj"):
+        options = IndexOptions(format=fmt)  # type: ignore[arg-type]
+        try:
+            whole = list(index_file(path, options))
+        except WarckitError:
+            return  # damaged: not split (strict reading fails anyway)
+        points = _split.split_points(str(path), 4, READ_TYPES, options.skips_warc_fields, min_size=0)
+        assert _pieces(path, options, points) == whole
+
+
+def test_tasks_cover_the_file(generated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_split, "MIN_SPLIT_SIZE", 0)
+    tasks = _build._tasks([str(generated)], IndexOptions(), 2)
+    assert len(tasks) == 2
+    assert tasks[0][1:3] == (0, 0) and tasks[0][3] == tasks[1][2] and tasks[1][1] < tasks[1][2]
+    assert tasks[1][3] is None
+    assert _build._tasks([str(generated)], IndexOptions(lenient=True), 2) == [(str(generated), 0, 0, None)]

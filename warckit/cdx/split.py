@@ -1,0 +1,172 @@
+"""Split one gzip-per-record WARC file into byte ranges that can be indexed in parallel.
+
+A split point is a pair of adjacent gzip members ``(before, at)`` that each hold one WARC
+record. Members are found by searching for a gzip header (``1f 8b 08``) from the wanted
+position on and inflating a little: the member must decompress to data starting with
+``WARC/``. The record at *before* must be one the indexer reads and does not skip (its
+type is read, and it is not a skipped ``application/warc-fields`` record), so that it is
+the indexer's pending capture when the record at *at* arrives.
+
+The piece before the split indexes the records before *at* and reads the record at *at*
+only to settle request/response pairing (POST key suffixes); the piece after it starts
+reading at *before* for the same reason and emits the records from *at* on (see
+:func:`warckit.cdx.indexer.index_range`). The piece before must see *before* and then *at*
+as consecutive records (the indexer reports them), otherwise the caller indexes the rest
+of the file in one process. Files that are not gzip, are one whole-file gzip stream, or
+are small are not split.
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+
+__all__ = ["MIN_SPLIT_SIZE", "split_points"]
+
+#: Files smaller than this are indexed in one process.
+MIN_SPLIT_SIZE = 16 * 1024 * 1024
+#: Give up a split point after searching this many compressed bytes past the wanted offset.
+_SEARCH_LIMIT = 64 * 1024 * 1024
+_WINDOW = 1 << 20
+_GZIP_MAGIC = b"\x1f\x8b\x08"
+
+
+def _member_prefix(fh, offset: int, want: int = 16384) -> tuple[bytes, int | None]:  # type: ignore[no-untyped-def]
+    """Inflate the gzip member at *offset*: its first *want* bytes and its compressed size.
+
+    The size is ``None`` unless the member was inflated to its end (bounded effort: the
+    whole member is inflated only to learn where the next one starts).
+    """
+    fh.seek(offset)
+    dec = zlib.decompressobj(31)
+    out = b""
+    used = 0
+    try:
+        while True:
+            data = fh.read(1 << 16)
+            if not data:
+                return out, None
+            if len(out) < want:
+                out += dec.decompress(data, want - len(out))
+                while dec.unconsumed_tail and len(out) < want:
+                    out += dec.decompress(dec.unconsumed_tail, want - len(out))
+                if not out.startswith(b"WARC/"[: len(out)]):
+                    return out, None
+                tail = dec.unconsumed_tail
+                if tail:
+                    while tail and not dec.eof:
+                        dec.decompress(tail, 1 << 20)
+                        tail = dec.unconsumed_tail
+            else:
+                dec.decompress(data, 0)
+                tail = dec.unconsumed_tail
+                while tail and not dec.eof:
+                    dec.decompress(tail, 1 << 20)
+                    tail = dec.unconsumed_tail
+            used += len(data)
+            if dec.eof:
+                return out, used - len(dec.unused_data)
+    except zlib.error:
+        return b"", None
+
+
+def _header_value(head: bytes, name: bytes) -> bytes | None:
+    for line in head.split(b"\r\n")[1:]:
+        if not line:
+            break
+        key, sep, value = line.partition(b":")
+        if sep and key.strip().lower() == name:
+            return value.strip()
+    return None
+
+
+def _readable_start(path: str, offset: int, read_types: frozenset[str], skip_fields: bool) -> bool:
+    """Whether the record at *offset* is one the indexer reads and does not skip."""
+    from ..errors import ParseError
+    from ..reader import read_record_at
+
+    try:
+        record = read_record_at(path, offset)
+    except (ParseError, OSError, ValueError):
+        return False
+    try:
+        if record.offset != offset or record.format != "warc":
+            return False
+        rtype = record.type
+        if rtype not in read_types:
+            return False
+        if skip_fields and rtype in ("resource", "metadata") and record.content_type == "application/warc-fields":
+            return False  # skipped by the indexer: transparent for pairing
+        return True
+    finally:
+        reader = record._reader
+        if reader is not None:
+            reader.close()
+
+
+def _find_point(
+    fh, path: str, wanted: int, limit: int, read_types: frozenset[str], skip_fields: bool  # type: ignore[no-untyped-def]
+) -> tuple[int, int] | None:
+    """The first good split point ``(before, at)`` with *before* at or after *wanted*."""
+    pos = wanted
+    stop = min(limit, wanted + _SEARCH_LIMIT)
+    while pos < stop:
+        fh.seek(pos)
+        window = fh.read(min(_WINDOW, stop - pos) + 2)
+        if len(window) < 3:
+            return None
+        i = window.find(_GZIP_MAGIC)
+        while 0 <= i < len(window) - 2:
+            cand = pos + i
+            head, size = _member_prefix(fh, cand)
+            if head.startswith(b"WARC/"):
+                # A record starts here; walk member by member to a usable pair.
+                while cand < stop and size is not None:
+                    nxt = cand + size
+                    nhead, nsize = _member_prefix(fh, nxt)
+                    if not nhead.startswith(b"WARC/"):
+                        return None
+                    rtype = (_header_value(head, b"warc-type") or b"").decode("latin-1").lower()
+                    if rtype in read_types and _readable_start(path, cand, read_types, skip_fields):
+                        return cand, nxt
+                    cand, head, size = nxt, nhead, nsize
+                return None
+            i = window.find(_GZIP_MAGIC, i + 1)
+        pos += max(len(window) - 2, 1)
+    return None
+
+
+def split_points(
+    path: str, parts: int, read_types: frozenset[str], skip_fields: bool, *, min_size: int | None = None
+) -> list[tuple[int, int]]:
+    """Split points ``(before, at)`` (ascending) cutting *path* into up to *parts* ranges.
+
+    Returns ``[]`` when the file should be indexed in one piece.
+    """
+    if parts < 2:
+        return []
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        return []
+    if size < (MIN_SPLIT_SIZE if min_size is None else min_size):
+        return []
+    points: list[tuple[int, int]] = []
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(3) != _GZIP_MAGIC:
+                return []
+            head, _ = _member_prefix(fh, 0)
+            if not head.startswith(b"WARC/"):
+                return []  # ARC or not a WARC: one piece
+            last = 0
+            for k in range(1, parts):
+                wanted = max(size * k // parts, last + 1)
+                point = _find_point(fh, path, wanted, size, read_types, skip_fields)
+                if point is None:
+                    break
+                points.append(point)
+                last = point[1]
+    except OSError:
+        return []
+    return points
