@@ -72,6 +72,44 @@ class _Tee:
         return data
 
 
+#: Blocks at least this large have their block digest computed on a worker thread.
+OFFLOAD_THRESHOLD = 1 << 20
+_WORKER: Any = None
+
+
+def _worker() -> Any:
+    global _WORKER
+    if _WORKER is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="warckit-digest")
+    return _WORKER
+
+
+class _Offloaded:
+    """A hash fed on one worker thread: hashlib releases the GIL on large updates, so
+    the block digest runs on the second core while this thread inflates and computes
+    the payload digest. One worker keeps the updates in order; at most a few chunks
+    wait in its queue, so memory stays bounded."""
+
+    def __init__(self, h: Any) -> None:
+        self._h = h
+        self._pending: list[Any] = []
+
+    def update(self, data: bytes) -> None:
+        pending = self._pending
+        if len(pending) >= 4:
+            pending.pop(0).result()
+        pending.append(_worker().submit(self._h.update, data))
+
+    def digest(self) -> bytes:
+        for future in self._pending:
+            future.result()
+        self._pending.clear()
+        result: bytes = self._h.digest()
+        return result
+
+
 def _hasher(d: Digest | None) -> Any:
     if d is None or d.algorithm not in DIGEST_SIZES:
         return None
@@ -94,6 +132,8 @@ def verify_digests(record: WarcRecord) -> DigestReport:
     head_bytes = head.raw if head is not None else b""
     if block_h is not None:
         block_h.update(head_bytes)
+        if record.content_length >= OFFLOAD_THRESHOLD:
+            block_h = _Offloaded(block_h)
     tee_hashes = [h for h in (block_h, legacy_h) if h is not None]
     tee = _Tee(record.payload_stream(), tee_hashes)
     chunk_error = None

@@ -273,3 +273,26 @@ def test_dropped_record_is_still_skipped_correctly() -> None:
             offsets.append(rec.offset)
             del rec  # the reader finishes a record nobody holds any more
     assert offsets == [0, 353, 784, 2012, 2621, 3207]
+
+
+@pytest.mark.parametrize("size", [1000, 3 * 1024 * 1024])  # inline, and offloaded to the worker thread
+def test_verify_digests_large_and_small_blocks(size: int) -> None:
+    import base64
+
+    from warckit.verify import verify_digests
+
+    body = bytes(range(256)) * (size // 256)
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n"
+    block = head + body
+    b32 = lambda data: base64.b32encode(hashlib.sha1(data).digest()).decode()  # noqa: E731
+    for declared, expected in ((b32(body), True), (b32(body + b"x"), False)):
+        rec = (
+            f"WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:1>\r\n"
+            f"WARC-Date: 2026-11-30T09:00:00Z\r\nWARC-Target-URI: http://x/\r\n"
+            f"Content-Type: application/http;msgtype=response\r\n"
+            f"WARC-Block-Digest: sha1:{b32(block)}\r\nWARC-Payload-Digest: sha1:{declared}\r\n"
+            f"Content-Length: {len(block)}\r\n\r\n"
+        ).encode() + block + b"\r\n\r\n"
+        report = verify_digests(next(iter(warckit.open(io.BytesIO(rec)))))
+        assert report.block is not None and report.block.ok is True
+        assert report.payload is not None and report.payload.ok is expected
