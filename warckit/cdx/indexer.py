@@ -187,14 +187,35 @@ def _request_body(record: WarcRecord) -> bytes:
     return record.content_stream().read(limit) or b""
 
 
-def _field_map(record: WarcRecord) -> dict[str, str]:
-    """First value of every WARC header field by lowercased name (one pass over the head)."""
+def _field_map(record: WarcRecord) -> tuple[dict[str, str], list[str]]:
+    """First value of every WARC header field by lowercased name, and every
+    WARC-Concurrent-To value (one pass over the head)."""
     fields: dict[str, str] = {}
+    concurrent: list[str] = []
     for name, value in record.headers.fields:
         key = name.lower()
         if key not in fields:
             fields[key] = value
-    return fields
+        elif key == "warc-concurrent-to":
+            concurrent.append(value)
+    if "warc-concurrent-to" in fields:
+        concurrent.insert(0, fields["warc-concurrent-to"])
+    return fields, concurrent
+
+
+def _has_http(h: dict[str, str], rtype: str, size: int) -> bool:
+    """:attr:`WarcRecord.has_http` from the field map (no header index built)."""
+    if (h.get("content-type") or "").lower().startswith("application/http"):
+        return True
+    if rtype in ("response", "request", "revisit"):
+        uri = h.get("warc-target-uri")
+        if uri is None:
+            return False
+        uri = uri.strip()
+        if len(uri) >= 2 and uri[0] == "<" and uri[-1] == ">":
+            uri = uri[1:-1]
+        return uri.lower().startswith(("http:", "https:")) and size > 0
+    return False
 
 
 def _capture(record: WarcRecord, filename: str, compute_digest: bool) -> Capture:
@@ -205,7 +226,7 @@ def _capture(record: WarcRecord, filename: str, compute_digest: bool) -> Capture
         cap = Capture(record.target_uri or "", rtype, True, record.date_string or "", filename, record.offset)
         cap.content_type = record.content_type
     else:
-        h = _field_map(record)
+        h, concurrent = _field_map(record)
         url = h.get("warc-target-uri", "")
         if url[:1] == "<" and url[-1:] == ">":
             url = url[1:-1]
@@ -215,9 +236,7 @@ def _capture(record: WarcRecord, filename: str, compute_digest: bool) -> Capture
         cap.block_digest = h.get("warc-block-digest")
         cap.content_type = h.get("content-type")
         if "warc-concurrent-to" in h:
-            cap.concurrent_to = tuple(
-                v for v in (_unbracket(c) for c in record.concurrent_to) if v
-            )
+            cap.concurrent_to = tuple(v for v in (_unbracket(c) for c in concurrent) if v)
         cap.truncated = h.get("warc-truncated")
         if rtype == "revisit":
             cap.profile = record.profile_name  # type: ignore[attr-defined]
@@ -228,7 +247,7 @@ def _capture(record: WarcRecord, filename: str, compute_digest: bool) -> Capture
             cap.refers_to = _unbracket(h.get("warc-refers-to"))
     size = record.content_length
     if rtype in ("response", "revisit", "request") and not is_arc:
-        fast = _http_fast(record, size)
+        fast = _http_fast(record, size, _has_http(h, rtype, size))
         if fast is not None:
             if fast:
                 status, method, ctype, head_len = fast
@@ -275,13 +294,15 @@ _CONTENT_TYPE = re.compile(rb"\ncontent-type:([^\r\n]*)", re.IGNORECASE)
 _FAST_HEAD = 16384  # what WarcRecord.http retains first
 
 
-def _http_fast(record: WarcRecord, size: int) -> tuple[str | None, str | None, str | None, int] | tuple[()] | None:
+def _http_fast(
+    record: WarcRecord, size: int, has_http: bool
+) -> tuple[str | None, str | None, str | None, int] | tuple[()] | None:
     """Status, method, Content-Type and head length of a clean HTTP head, without parsing it.
 
     ``()`` when the block is not HTTP, ``None`` when the full parser must decide. Reads
     the same retained prefix :attr:`WarcRecord.http` would, so the parser can still run.
     """
-    if not record.has_http:
+    if not has_http:
         return ()
     if size <= 0:
         return None
@@ -304,6 +325,14 @@ def _http_fast(record: WarcRecord, size: int) -> tuple[str | None, str | None, s
 
 def _is_post_or_put(record: WarcRecord) -> bool:
     """Whether a request record carries a POST or PUT."""
+    if record.format != "arc":
+        h, _ = _field_map(record)
+        size = record.content_length
+        fast = _http_fast(record, size, _has_http(h, "request", size))
+        if fast == ():
+            return False
+        if fast is not None:
+            return (fast[1] or "").upper() in ("POST", "PUT")
     http = record.http
     return http is not None and (http.method or "").upper() in ("POST", "PUT")
 
