@@ -387,6 +387,15 @@ class WarcRecord:
                 break
             self._retained += data
 
+    def peek_block(self, size: int) -> bytes:
+        """Return the first *size* bytes of the block (more if already kept), keeping them.
+
+        The bytes stay available to :attr:`http` and the streams, so peeking does not
+        consume the body (the block must not have been consumed past them yet).
+        """
+        self._retain_until(size)
+        return self._retained
+
     def _spool_rest(self) -> None:
         """Copy the unread rest of the block into a temporary spool, detaching it from the reader."""
         if self._spool is not None or self._pulled >= self._content_length:

@@ -306,8 +306,7 @@ def _http_fast(
         return ()
     if size <= 0:
         return None
-    record._retain_until(_FAST_HEAD)
-    buf = record._retained
+    buf = record.peek_block(_FAST_HEAD)
     end = buf.find(b"\r\n\r\n")
     if end < 0:
         return None

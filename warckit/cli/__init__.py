@@ -32,8 +32,13 @@ COMMANDS: tuple[str, ...] = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the argument parser with every available subcommand registered."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """Return the argument parser with every available subcommand registered.
+
+    Args:
+        only: Register just this subcommand (so that running one command does not
+            import the implementation of every other).
+    """
     parser = argparse.ArgumentParser(
         prog="warckit",
         description="Read, write, check and index WARC/ARC files; canonicalize URLs.",
@@ -42,6 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMANDS:
+        if only is not None and name != only:
+            continue
         try:
             module = importlib.import_module(f"warckit.cli.{name}")
         except ModuleNotFoundError as exc:
@@ -54,9 +61,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``warckit`` command line; return the exit status."""
-    parser = build_parser()
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    only = args_list[0] if args_list and args_list[0] in COMMANDS else None
+    parser = build_parser(only)
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(args_list)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
     try:
