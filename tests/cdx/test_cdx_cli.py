@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, corpus_path
+from corpus_paths import ROOT, corpus_path
 
 from warckit.cdx.formats import CDX11_LEGEND, NEW_STYLE_HEADER
 from warckit.cli import main

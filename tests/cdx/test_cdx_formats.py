@@ -6,7 +6,7 @@ import io
 import json
 
 import pytest
-from conftest import corpus_path
+from corpus_paths import corpus_path
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import corpus_path
+from corpus_paths import corpus_path
 
 from warckit.cdx import CdxEntry, IndexOptions, index_file
 from warckit.cdx._keys import body_query, method_query
