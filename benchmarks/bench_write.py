@@ -55,11 +55,20 @@ def _write(d: str, records: Records, rounds: int, config: dict[str, Any]) -> War
 
 
 def bench_warckit(records: Records, rounds: int, config: dict[str, Any]) -> tuple[float, int]:
+    t, _cpu, size = bench_warckit_cpu(records, rounds, config)
+    return t, size
+
+
+def bench_warckit_cpu(records: Records, rounds: int,
+                      config: dict[str, Any]) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds of the process, bytes written)."""
     with tempfile.TemporaryDirectory() as d:
+        c = time.process_time()
         t = time.perf_counter()
         w = _write(d, records, rounds, config)
         elapsed = time.perf_counter() - t
-        return elapsed, sum(os.path.getsize(f) for f in w.files)
+        cpu = time.process_time() - c
+        return elapsed, cpu, sum(os.path.getsize(f) for f in w.files)
 
 
 def bench_warcio(records: Records, rounds: int) -> tuple[float, int]:
@@ -132,6 +141,7 @@ def main() -> None:
           f"median of {args.repeat} alternating runs")
     configs = configurations()
     times: dict[str, list[float]] = {name: [] for name, _ in configs}
+    cpus: dict[str, list[float]] = {name: [] for name, _ in configs}
     sizes: dict[str, int] = {}
     wio_times: list[float] = []
     wio_size = 0
@@ -139,15 +149,18 @@ def main() -> None:
         t, wio_size = bench_warcio(records, args.rounds)
         wio_times.append(t)
         for name, config in configs:
-            t, sizes[name] = bench_warckit(records, args.rounds, config)
+            t, cpu, sizes[name] = bench_warckit_cpu(records, args.rounds, config)
             times[name].append(t)
+            cpus[name].append(cpu)
     wio_t = statistics.median(wio_times)
-    print(f"{'warcio WARCWriter(gzip)':40s} {wio_t:7.3f} s {raw / wio_t / 1e6:7.1f} MB/s "
+    print(f"{'':42s}{'wall':>7s} {'CPU':>7s}")
+    print(f"{'warcio WARCWriter(gzip)':42s}{wio_t:7.3f} {'':7s} s {raw / wio_t / 1e6:6.1f} MB/s "
           f"{wio_size:>11,} B")
     for name, config in configs:
         t = statistics.median(times[name])
         ours, ref = size_vs_zlib6(records, config)
-        print(f"{'warckit ' + name:40s} {t:7.3f} s {raw / t / 1e6:7.1f} MB/s {sizes[name]:>11,} B"
+        cpu = statistics.median(cpus[name])
+        print(f"{'warckit ' + name:42s}{t:7.3f} {cpu:7.3f} s {raw / t / 1e6:6.1f} MB/s {sizes[name]:>11,} B"
               f"  x{wio_t / t:4.1f} vs warcio  size {100 * (ours - ref) / ref:+5.2f} % vs zlib-6")
     name = configs[0][0]
     ratio = wio_t / statistics.median(times[name])

@@ -28,7 +28,8 @@ def _text(n: int) -> bytes:
     return out.getvalue()[:n]
 
 
-BLOCK = _text(200_000)
+BLOCK = _text(300_000)
+assert len(BLOCK) >= W.THREAD_MIN  # the threaded path is exercised
 
 
 def _member(head: bytes, enc: W.EncodedRecord) -> bytes:
