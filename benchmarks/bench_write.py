@@ -114,9 +114,9 @@ def size_vs_zlib6(records: Records, config: dict[str, Any]) -> tuple[int, int]:
 def configurations() -> list[tuple[str, dict[str, Any]]]:
     backend = _writer.DEFAULT_GZIP_BACKEND
     level = _writer.BACKEND_DEFAULT_LEVEL[backend]
+    threads = "worker thread >= 256 KiB" if _writer.THREADS_DEFAULT else "no thread"
     out: list[tuple[str, dict[str, Any]]] = [
-        (f"DEFAULT ({backend} {level}, "
-         f"{'worker thread' if _writer.THREADS_DEFAULT else 'no thread'})", {}),
+        (f"DEFAULT ({backend} {level}, {threads})", {}),
         (f"{backend} {level}, no thread", {"threads": False}),
     ]
     if "libdeflate" in _writer.GZIP_BACKENDS:

@@ -54,7 +54,7 @@ try:  # pragma: no cover - depends on the environment
 
     HAVE_LIBDEFLATE = True
 except ImportError:  # pragma: no cover
-    _libdeflate = None
+    _libdeflate = None  # type: ignore[assignment]
     HAVE_LIBDEFLATE = False
 
 try:  # pragma: no cover - depends on the environment
@@ -62,7 +62,7 @@ try:  # pragma: no cover - depends on the environment
 
     HAVE_ZLIB_NG = True
 except ImportError:  # pragma: no cover
-    _zlibng = None
+    _zlibng = None  # type: ignore[assignment]
     HAVE_ZLIB_NG = False
 
 __all__ = [
@@ -199,13 +199,11 @@ def _stream_module(backend: str) -> Any:
     return _zlibng if HAVE_ZLIB_NG else _stdzlib
 
 
-def _oneshot(backend: str) -> Callable[[bytes, int], bytes]:
+def _oneshot(backend: str) -> Callable[[bytes, int], bytes | bytearray]:
     """``f(data, level)``: *data* as one raw-deflate stream (no history, final block)."""
     if backend == "libdeflate":
-        assert _libdeflate is not None
-        return _libdeflate.deflate_compress  # type: ignore[no-any-return]
-    mod = _stream_module(backend)
-    compress = mod.compress
+        return _libdeflate.deflate_compress
+    compress = _stream_module(backend).compress
 
     def f(data: bytes, level: int) -> bytes:
         return compress(data, level, -15)  # type: ignore[no-any-return]
@@ -220,9 +218,9 @@ _crc32: Callable[..., int] = (
 
 def _crc_combine(crc1: int, crc2: int, len2: int) -> int:
     if HAVE_ISAL:
-        return _zlib.crc32_combine(crc1, crc2, len2)  # type: ignore[no-any-return]
+        return int(_zlib.crc32_combine(crc1, crc2, len2))
     if HAVE_ZLIB_NG:
-        return _zlibng.crc32_combine(crc1, crc2, len2)  # type: ignore[no-any-return]
+        return int(_zlibng.crc32_combine(crc1, crc2, len2))
     return _crc32_combine(crc1, crc2, len2)
 
 
@@ -298,7 +296,7 @@ class BlockSink:
         self._pending_size = 0
         self._deflate: Any = None
         self._data: bytes | None = None
-        self._result: Future[bytes] | bytes | None = None
+        self._result: Future[bytes | bytearray] | bytes | bytearray | None = None
         self.spool: Spool | None = None if self._gzip else Spool()
 
     @property
@@ -377,7 +375,7 @@ class BlockSink:
         assert self.spool is not None
         self.spool.write(self._deflate.flush(self._stream.Z_FINISH))
 
-    def deflated(self) -> bytes:
+    def deflated(self) -> bytes | bytearray:
         """The block's raw-deflate stream (in-memory sinks; waits for the worker)."""
         self.finish()
         result = self._result
@@ -435,12 +433,12 @@ class EncodedRecord:
         size: Number of bytes it will occupy in the file.
     """
 
-    def __init__(self, parts: list[bytes], tail: Spool | None, size: int) -> None:
+    def __init__(self, parts: list[bytes | bytearray], tail: Spool | None, size: int) -> None:
         self._parts = parts
         self._tail = tail
         self.size = size
 
-    def chunks(self) -> Iterator[bytes]:
+    def chunks(self) -> Iterator[bytes | bytearray]:
         """Yield the bytes to write, in order."""
         if self._tail is None:
             # One write (and one system call at the flush) per record.

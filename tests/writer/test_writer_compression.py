@@ -8,12 +8,12 @@ import zlib
 from pathlib import Path
 
 import pytest
+from writer_oracles import fastwarc_block_digests, warcio_check
 
 import warckit
 from warckit import writer as W
 from warckit.errors import UsageError
 from warckit.guided import WarcWriter
-from writer_oracles import fastwarc_block_digests, warcio_check
 
 HEAD = b"WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: 0\r\n\r\n"
 RESP = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"
