@@ -151,7 +151,7 @@ class _Dechunker:
         self.line = bytearray()
         self.failed = False
 
-    def feed(self, data: bytes, out: Digester) -> None:
+    def feed(self, data: bytes, out: Any) -> None:
         i, n = 0, len(data)
         while i < n and not self.failed:
             st = self.state
@@ -190,6 +190,48 @@ class _Dechunker:
                     self.state = 4
             else:
                 return  # bytes after the last chunk are ignored
+
+
+_B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+_B32_PAIRS = [a + b for a in _B32 for b in _B32]  # every 10-bit group
+
+
+def _b32(raw: bytes) -> str:
+    """RFC 4648 base32 of *raw* (``len(raw) % 5 == 0``: no padding); as base64.b32encode."""
+    n = int.from_bytes(raw, "big")
+    pairs = _B32_PAIRS
+    return "".join([pairs[(n >> shift) & 1023] for shift in range(len(raw) * 8 - 10, -1, -10)])
+
+
+def _hash_functions(algorithm: str, encoding: str | None) -> tuple[Any, Any]:
+    """(new hash object, hash object -> labelled digest text), as Digester formats them.
+
+    The per-record path uses hashlib objects directly (no Digester/Digest objects): the
+    text is the same as ``str(Digester(algorithm, encoding=encoding).digest())``.
+    """
+    import hashlib
+
+    new = getattr(hashlib, algorithm, None) or (lambda: hashlib.new(algorithm))
+    enc = encoding or ("base32" if algorithm == "sha1" else "base16")
+    if enc == "base32" and new().digest_size % 5 == 0:
+        return new, lambda h: f"{algorithm}:{_b32(h.digest())}"
+    if enc == "base16":
+        return new, lambda h: f"{algorithm}:{h.hexdigest()}"
+    return _slow_hash_functions(algorithm, encoding)
+
+
+def _slow_hash_functions(algorithm: str, encoding: str | None) -> tuple[Any, Any]:
+    from .digests import Digest
+
+    def new() -> Digester:
+        return Digester(algorithm, encoding=encoding)
+
+    def fmt(h: Any) -> str:
+        if isinstance(h, Digester):
+            return str(h.digest())
+        return str(Digest.from_bytes(algorithm, h.digest(), encoding=encoding))
+
+    return new, fmt
 
 
 def _ref_id(ref: RecordRef) -> str:
@@ -312,7 +354,11 @@ class WarcWriter:
         if hybrid is not None and compression == "none":
             raise UsageError("a hybrid policy needs a compressed main series")
         # Fails early on a bad algorithm; the empty digest is the validation placeholder.
-        self._blank_digest = str(Digester(digest, encoding=digest_encoding).digest())
+        probe = Digester(digest, encoding=digest_encoding)
+        self._blank_digest = str(probe.digest())
+        self._new_hash, self._format_hash = _hash_functions(probe.algorithm, digest_encoding)
+        if self._format_hash(probe._hash) != self._blank_digest:  # pragma: no cover
+            self._new_hash, self._format_hash = _slow_hash_functions(digest, digest_encoding)
         self.directory = os.fspath(directory)
         self.version = version
         self.digest = digest
@@ -522,11 +568,12 @@ class WarcWriter:
 
         segmenting = self.segment_size is not None
         sink = BlockSink("none") if segmenting else series.encoder.sink()
-        block_d = self._digester()
-        payload_d: Digester | None = self._digester() if payload is not None else None
+        new_hash = self._new_hash
+        block_d = new_hash()
+        payload_d: Any = new_hash() if payload is not None else None
         dechunk = _Dechunker() if (payload_d is not None and chunked
                                    and self.payload_convention == "warc1.1") else None
-        legacy_d = self._digester() if dechunk is not None else None
+        legacy_d = new_hash() if dechunk is not None else None
         payload_prefix = payload == "block"
 
         def digest(data: bytes, is_prefix: bool) -> None:
@@ -573,7 +620,7 @@ class WarcWriter:
                     assert legacy_d is not None
                     payload_d = legacy_d
                     convention = "legacy"
-                pd_text = str(payload_d.digest())
+                pd_text = self._format_hash(payload_d)
             length = sink.length
             if segmenting and self.segment_size is not None and length > self.segment_size:
                 return self._emit_segmented(series, sink, build, rid, rtype, target_uri, wdate,
@@ -584,7 +631,7 @@ class WarcWriter:
                 for chunk in raw.raw_chunks():
                     sink.write(chunk)
                 raw.close()
-            bd = str(block_d.digest())
+            bd = self._format_hash(block_d)
             filename, offset, size = self._place(
                 series, lambda wid: series.encoder.encode(head_bytes(self.version, build(wid, bd, pd_text, length)), sink))
         finally:

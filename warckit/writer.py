@@ -72,11 +72,11 @@ __all__ = [
     "GZIP_BACKENDS",
     "SPOOL_MEMORY",
     "ZSTD_DICT_MAGIC",
-    "Spool",
     "BlockSink",
     "EncodedRecord",
     "RecordEncoder",
     "RecordWriter",
+    "Spool",
     "dictionary_frame",
     "file_suffix",
     "head_bytes",
@@ -360,7 +360,8 @@ class BlockSink:
             return
         chunks = self._chunks
         if chunks is not None:
-            data = chunks[0] + _TRAILER if len(chunks) == 1 else b"".join(chunks) + _TRAILER
+            chunks.append(_TRAILER)
+            data = b"".join(chunks)  # one copy
             self._chunks = None
             self._pending_size = 0
             self._data = data

@@ -137,3 +137,33 @@ def test_guided_writer_each_backend_reads_back(tmp_path: Path, backend: str,
     code, report = warcio_check(path)
     assert code == 0, report
     assert all(ok for _, _, ok in fastwarc_block_digests(path))
+
+
+def test_fast_base32_matches_base64() -> None:
+    import base64
+    import os
+
+    from warckit.guided import _b32
+
+    for n in (5, 20, 40, 60):
+        raw = os.urandom(n)
+        assert _b32(raw) == base64.b32encode(raw).decode()
+
+
+@pytest.mark.parametrize(("algorithm", "encoding"), [
+    ("sha1", None), ("sha1", "base16"), ("sha256", None), ("sha256", "base32"),
+    ("sha512", None), ("md5", "base64"), ("SHA-1", None),
+])
+def test_digests_as_digester_formats_them(tmp_path: Path, algorithm: str,
+                                          encoding: str | None) -> None:
+    from warckit.digests import Digester
+
+    body = BLOCK[:5000]
+    with WarcWriter(tmp_path, fsync=False, digest=algorithm, digest_encoding=encoding) as w:
+        wr = w.response("https://example.com/", RESP, body)
+    block = Digester(algorithm, encoding=encoding)
+    block.update(RESP + body)
+    payload = Digester(algorithm, encoding=encoding)
+    payload.update(body)
+    assert wr.block_digest == str(block.digest())
+    assert wr.payload_digest == str(payload.digest())
