@@ -114,7 +114,7 @@ def size_vs_zlib6(records: Records, config: dict[str, Any]) -> tuple[int, int]:
 def configurations() -> list[tuple[str, dict[str, Any]]]:
     backend = _writer.DEFAULT_GZIP_BACKEND
     level = _writer.BACKEND_DEFAULT_LEVEL[backend]
-    threads = "worker thread >= 256 KiB" if _writer.THREADS_DEFAULT else "no thread"
+    threads = "thread >= 256K" if _writer.THREADS_DEFAULT else "no thread"
     out: list[tuple[str, dict[str, Any]]] = [
         (f"DEFAULT ({backend} {level}, {threads})", {}),
         (f"{backend} {level}, no thread", {"threads": False}),
@@ -153,14 +153,14 @@ def main() -> None:
             times[name].append(t)
             cpus[name].append(cpu)
     wio_t = statistics.median(wio_times)
-    print(f"{'':42s}{'wall':>7s} {'CPU':>7s}")
-    print(f"{'warcio WARCWriter(gzip)':42s}{wio_t:7.3f} {'':7s} s {raw / wio_t / 1e6:6.1f} MB/s "
+    print(f"{'':44s}{'wall':>7s} {'CPU':>7s}")
+    print(f"{'warcio WARCWriter(gzip)':44s}{wio_t:7.3f} {'':7s} s {raw / wio_t / 1e6:6.1f} MB/s "
           f"{wio_size:>11,} B")
     for name, config in configs:
         t = statistics.median(times[name])
         ours, ref = size_vs_zlib6(records, config)
         cpu = statistics.median(cpus[name])
-        print(f"{'warckit ' + name:42s}{t:7.3f} {cpu:7.3f} s {raw / t / 1e6:6.1f} MB/s {sizes[name]:>11,} B"
+        print(f"{'warckit ' + name:44s}{t:7.3f} {cpu:7.3f} s {raw / t / 1e6:6.1f} MB/s {sizes[name]:>11,} B"
               f"  x{wio_t / t:4.1f} vs warcio  size {100 * (ours - ref) / ref:+5.2f} % vs zlib-6")
     name = configs[0][0]
     ratio = wio_t / statistics.median(times[name])
