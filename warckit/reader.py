@@ -119,7 +119,7 @@ class ArchiveReader:
         # The current record is held weakly (it holds the reader strongly): a record
         # the caller dropped is freed at once, and with it, for read_record_at, the file.
         self._current_ref: weakref.ReferenceType[WarcRecord] | None = None
-        self._ghost: _Ghost | None = None
+        self._cur_info: tuple[int, int, bool, str, int] = (0, 0, True, "warc", 0)
         self._cur_block_left = 0
         self._cur_start = 0
         self._gen = 0
@@ -161,7 +161,6 @@ class ArchiveReader:
         if self._current_ref is not None:
             self._gen += 1
             self._current_ref = None
-            self._ghost = None
         if self._own:
             self._f.close()
 
@@ -252,7 +251,11 @@ class ArchiveReader:
         record._reader = self
         record._gen = self._gen
         self._current_ref = weakref.ref(record)
-        self._ghost = _Ghost(record)
+        # What finishing needs if the caller drops the record first (a tuple is cheap).
+        self._cur_info = (
+            record.offset, record.stream_offset, record.member_aligned, record.format,
+            record._content_length,
+        )
 
     def _pull_block(self, record: WarcRecord, size: int) -> bytes:
         left = self._cur_block_left
@@ -313,7 +316,9 @@ class ArchiveReader:
         ref = self._current_ref
         if ref is None:
             return
-        record: Any = ref() or self._ghost
+        record: Any = ref()
+        if record is None:
+            record = _Ghost(*self._cur_info)
         if self._cur_block_left:
             self._skip_block(record)
         if record.format == "arc":
@@ -337,7 +342,6 @@ class ArchiveReader:
                 record.member_aligned = False
         self._gen += 1
         self._current_ref = None
-        self._ghost = None
 
     def _consume_warc_trailer(self, record: WarcRecord) -> None:
         buf, pos = self._buf, self._pos
@@ -776,14 +780,16 @@ class _Ghost:
     __slots__ = ("offset", "stream_offset", "member_aligned", "format", "trailer", "issues",
                  "_content_length", "_length", "_stream_length")
 
-    def __init__(self, record: WarcRecord) -> None:
-        self.offset = record.offset
-        self.stream_offset = record.stream_offset
-        self.member_aligned = record.member_aligned
-        self.format = record.format
+    def __init__(
+        self, offset: int, stream_offset: int, member_aligned: bool, fmt: str, content_length: int
+    ) -> None:
+        self.offset = offset
+        self.stream_offset = stream_offset
+        self.member_aligned = member_aligned
+        self.format = fmt
         self.trailer: bytes | None = None
         self.issues: list[Issue] = []
-        self._content_length = record._content_length
+        self._content_length = content_length
         self._length: int | None = None
         self._stream_length: int | None = None
 
