@@ -328,9 +328,9 @@ def _is_post_or_put(record: WarcRecord) -> bool:
         h, _ = _field_map(record)
         size = record.content_length
         fast = _http_fast(record, size, _has_http(h, "request", size))
-        if fast == ():
-            return False
         if fast is not None:
+            if len(fast) == 0:
+                return False
             return (fast[1] or "").upper() in ("POST", "PUT")
     http = record.http
     return http is not None and (http.method or "").upper() in ("POST", "PUT")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import zlib
+from typing import BinaryIO
 
 __all__ = ["MIN_SPLIT_SIZE", "split_points"]
 
@@ -105,7 +106,7 @@ def _readable_start(path: str, offset: int, read_types: frozenset[str], skip_fie
 
 
 def _find_point(
-    fh, path: str, wanted: int, limit: int, read_types: frozenset[str], skip_fields: bool  # type: ignore[no-untyped-def]
+    fh: BinaryIO, path: str, wanted: int, limit: int, read_types: frozenset[str], skip_fields: bool
 ) -> tuple[int, int] | None:
     """The first good split point ``(before, at)`` with *before* at or after *wanted*."""
     pos = wanted
