@@ -21,41 +21,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-CONTENDERS = {
-    "isal-gunzip": """
-from isal import igzip
-with igzip.open(PATH, "rb") as f:
-    while f.read(1 << 20):
-        pass
-""",
-    "fastwarc": """
-from fastwarc.warc import ArchiveIterator, WarcRecordType
-n = 0
-with open(PATH, "rb") as f:
-    for r in ArchiveIterator(f, parse_http=False, record_types=WarcRecordType.any_type):
-        n += 1
-        if PAYLOAD:
-            r.reader.read()
-""",
-    "warcio": """
-from warcio.archiveiterator import ArchiveIterator
-with open(PATH, "rb") as f:
-    for r in ArchiveIterator(f):
-        if PAYLOAD:
-            r.content_stream().read()
-""",
-    "warckit": """
-import warckit
-with warckit.open(PATH) as reader:
-    for r in reader:
-        if PAYLOAD:
-            s = r.raw_stream()
-            while s.read(1 << 20):
-                pass
-""",
-}
-# The same code with WARCKIT_NO_EXTENSIONS=1 (see run_once).
-CONTENDERS["warckit-py"] = CONTENDERS["warckit"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from suite import READ_CONTENDERS as CONTENDERS  # noqa: E402 - one definition for both scripts
 
 
 def run_once(name: str, path: str, payload: bool) -> float:
