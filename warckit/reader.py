@@ -25,7 +25,7 @@ from .errors import (
     UsageError,
 )
 from .headers import Headers
-from .records import ArcRecord, WarcRecord, record_class
+from .records import RECORD_TYPES, ArcRecord, WarcRecord, record_class
 
 __all__ = ["ArchiveReader", "WarningHandler", "open_archive", "read_payload_range", "read_record_at"]
 
@@ -319,10 +319,17 @@ class ArchiveReader:
         record: Any = ref()
         if record is None:
             record = _Ghost(*self._cur_info)
-        if self._cur_block_left:
-            self._skip_block(record)
+        left = self._cur_block_left
+        if left:
+            if left <= len(self._buf) - self._pos:  # the rest of the block is buffered
+                self._pos += left
+                self._cur_block_left = 0
+            else:
+                self._skip_block(record)
         if record.format == "arc":
             self._consume_arc_trailer(record)
+        elif self._buf.startswith(b"\r\n\r\n", self._pos):
+            self._pos += 4
         else:
             self._consume_warc_trailer(record)
         end = self._base + self._pos
@@ -572,7 +579,17 @@ class ArchiveReader:
             if self._at_eof():
                 return None
             buf, pos = self._buf, self._pos
-        start, offset, aligned = self._record_position()
+        # (_record_position, inlined: this runs once per record)
+        start = self._base + pos
+        if self.compression == "none":
+            offset, aligned = start, True
+        else:
+            bstream = self._bstream
+            if len(bstream) >= 32:
+                self._prune_bounds(start)
+                bstream = self._bstream
+            k = bisect.bisect_right(bstream, start) - 1
+            offset, aligned = self._bfile[k], bstream[k] == start
         # Find the end of the head.
         search = pos
         lenient = self.lenient
@@ -628,12 +645,14 @@ class ArchiveReader:
         fields_end = head_end - 2 if buf[head_end - 2] == 13 else head_end - 1
         headers = Headers(fields, raw=buf[fields_start:fields_end])
         self._pos = head_end
-        cls = record_class(wtype or "")
+        cls = RECORD_TYPES.get(wtype) if wtype is not None else None
+        if cls is None:
+            cls = record_class(wtype or "")
         record = cls._from_reader(version, headers, raw_head, offset, start, self.name, lenient)
         record.member_aligned = aligned
         for code, where in warnings:
             self._warn(code, f"record head: {code}", offset, record)
-        if cl_text is None or not cl_text.strip().isdigit():
+        if cl_text is None or not cl_text.isdigit() and not cl_text.strip().isdigit():
             msg = "Content-Length is missing" if cl_text is None else f"Content-Length {cl_text!r} is not a number"
             if not lenient:
                 raise RecordParseError(msg, offset=offset, source=self.name)
@@ -642,7 +661,11 @@ class ArchiveReader:
         else:
             cl = int(cl_text)
         record._content_length = cl
-        self._set_current(record)
+        # (_set_current, inlined)
+        record._reader = self
+        record._gen = self._gen
+        self._current_ref = weakref.ref(record)
+        self._cur_info = (offset, start, aligned, "warc", cl)
         self._cur_block_left = cl
         return record
 

@@ -105,3 +105,51 @@ def test_parse_head_example(impl) -> None:  # type: ignore[no-untyped-def]
 def test_parse_head_implementations_agree(buf: bytes, lenient: bool) -> None:
     results = [_run_head(impl, buf, lenient) for impl in HEADERS]
     assert all(r == results[0] for r in results)
+
+
+GZIP = _impls("gzipmember")
+
+
+def _decode(impl, data: bytes, trailing: str):  # type: ignore[no-untyped-def]
+    """Everything a decoder yields: the stream, where members end, and how it stopped."""
+    import io
+
+    from warckit.errors import CompressionError
+
+    dec = impl.GzipDecoder(io.BytesIO(data), 0, "x", trailing)
+    out = bytearray()
+    bounds = []
+    try:
+        while True:
+            chunk, boundary = dec.read()
+            out += chunk
+            if boundary is not None:
+                bounds.append((len(out), boundary))
+            if not chunk and boundary is None:
+                break
+    except CompressionError as exc:
+        return ("err", exc.offset, bytes(out), bounds)
+    return ("ok", bytes(out), bounds, dec.trailing_garbage, dec.truncated_member)
+
+
+_members = st.lists(st.binary(max_size=3000), min_size=0, max_size=5)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_members, st.sampled_from(["none", "garbage", "truncate", "corrupt"]), st.integers(1, 50),
+       st.sampled_from(["error", "stop"]))
+def test_gzip_decoders_agree(parts: list[bytes], damage: str, cut: int, trailing: str) -> None:
+    import gzip
+
+    data = b"".join(gzip.compress(p, mtime=0) for p in parts)
+    if damage == "garbage":
+        data += b"GARBAGE" * cut
+    elif damage == "truncate" and data:
+        data = data[: max(0, len(data) - cut)]
+    elif damage == "corrupt" and len(data) > 20:
+        i = len(data) // 2
+        data = data[:i] + bytes([data[i] ^ 0xFF]) + data[i + 1 :]
+    results = [_decode(impl, data, trailing) for impl in GZIP]
+    assert all(r == results[0] for r in results), results
+    if damage == "none":
+        assert results[0][0] == "ok" and results[0][1] == b"".join(parts)
