@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 from .errors import ChunkedEncodingError, UsageError
 
-__all__ = ["ChunkedReader", "DecodingReader", "Readable", "read_all"]
+__all__ = ["ChunkedReader", "Dechunker", "DecodingReader", "Readable", "read_all"]
 
 _MAX_CHUNK_LINE = 4096
 
@@ -197,3 +197,56 @@ class DecodingReader(io.RawIOBase):
         data = self.read(len(b))
         b[: len(data)] = data
         return len(data)
+
+
+class Dechunker:
+    """Push-style chunked transfer-coding decoder: ``feed(data, out)`` passes the
+    de-chunked bytes to ``out.update``; ``failed`` is set on malformed input."""
+
+    __slots__ = ("state", "left", "line", "failed")
+
+    def __init__(self) -> None:
+        self.state = 0  # 0 size line, 1 data, 2 CRLF after data, 3 trailer, 4 done
+        self.left = 0
+        self.line = bytearray()
+        self.failed = False
+
+    def feed(self, data: bytes, out: Any) -> None:
+        i, n = 0, len(data)
+        while i < n and not self.failed:
+            st = self.state
+            if st == 1:
+                take = min(self.left, n - i)
+                out.update(data[i : i + take])
+                i += take
+                self.left -= take
+                if self.left == 0:
+                    self.state = 2
+                    self.line.clear()
+            elif st in (0, 2, 3):
+                j = data.find(b"\n", i)
+                if j < 0:
+                    self.line += data[i:]
+                    if len(self.line) > 4096:
+                        self.failed = True
+                    return
+                self.line += data[i:j]
+                i = j + 1
+                text = bytes(self.line).rstrip(b"\r")
+                self.line.clear()
+                if st == 2:
+                    if text:
+                        self.failed = True
+                    self.state = 0
+                elif st == 0:
+                    size_text = text.split(b";", 1)[0].strip()
+                    try:
+                        self.left = int(size_text, 16)
+                    except ValueError:
+                        self.failed = True
+                        return
+                    self.state = 1 if self.left else 3
+                elif not text:
+                    self.state = 4
+            else:
+                return  # bytes after the last chunk are ignored

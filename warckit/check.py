@@ -115,9 +115,9 @@ class _Dechunk:
     """Chunked decoder feeding a digester; ``ok`` once the last chunk was seen."""
 
     def __init__(self, out: Digester) -> None:
-        from .guided import _Dechunker
+        from ._chunked import Dechunker
 
-        self._d = _Dechunker()
+        self._d = Dechunker()
         self._out = out
 
     def feed(self, data: bytes) -> None:

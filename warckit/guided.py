@@ -32,6 +32,7 @@ from typing import Any, Union
 from . import validate as _validate
 from ._dates import format_warc_date, parse_warc_date
 from ._version import __version__
+from ._chunked import Dechunker
 from .digests import Digest, Digester
 from .errors import HttpParseError, Issue, UsageError, ValidationError
 from .headers import Headers
@@ -138,58 +139,6 @@ class HybridPolicy:
         mime = content_type.split(";", 1)[0].strip().lower()
         return any(mime.startswith(p) if p.endswith("/") or p.endswith(".") else mime == p
                    for p in self.content_types)
-
-
-class _Dechunker:
-    """Incremental chunked transfer-coding decoder for the payload digest."""
-
-    __slots__ = ("state", "left", "line", "failed")
-
-    def __init__(self) -> None:
-        self.state = 0  # 0 size line, 1 data, 2 CRLF after data, 3 trailer, 4 done
-        self.left = 0
-        self.line = bytearray()
-        self.failed = False
-
-    def feed(self, data: bytes, out: Any) -> None:
-        i, n = 0, len(data)
-        while i < n and not self.failed:
-            st = self.state
-            if st == 1:
-                take = min(self.left, n - i)
-                out.update(data[i : i + take])
-                i += take
-                self.left -= take
-                if self.left == 0:
-                    self.state = 2
-                    self.line.clear()
-            elif st in (0, 2, 3):
-                j = data.find(b"\n", i)
-                if j < 0:
-                    self.line += data[i:]
-                    if len(self.line) > 4096:
-                        self.failed = True
-                    return
-                self.line += data[i:j]
-                i = j + 1
-                text = bytes(self.line).rstrip(b"\r")
-                self.line.clear()
-                if st == 2:
-                    if text:
-                        self.failed = True
-                    self.state = 0
-                elif st == 0:
-                    size_text = text.split(b";", 1)[0].strip()
-                    try:
-                        self.left = int(size_text, 16)
-                    except ValueError:
-                        self.failed = True
-                        return
-                    self.state = 1 if self.left else 3
-                elif not text:
-                    self.state = 4
-            else:
-                return  # bytes after the last chunk are ignored
 
 
 _B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
@@ -571,7 +520,7 @@ class WarcWriter:
         new_hash = self._new_hash
         block_d = new_hash()
         payload_d: Any = new_hash() if payload is not None else None
-        dechunk = _Dechunker() if (payload_d is not None and chunked
+        dechunk = Dechunker() if (payload_d is not None and chunked
                                    and self.payload_convention == "warc1.1") else None
         legacy_d = new_hash() if dechunk is not None else None
         payload_prefix = payload == "block"
