@@ -12,9 +12,8 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from ._chunked import ChunkedReader
+from ._chunked import Dechunker
 from .digests import DIGEST_SIZES, Digest
-from .errors import ChunkedEncodingError
 from .records import WarcRecord
 
 __all__ = ["LEGACY", "WARC11", "DigestReport", "DigestResult", "verify_digests"]
@@ -58,18 +57,6 @@ class DigestReport:
     def ok(self) -> bool:
         """True unless a declared digest was checked and did not match."""
         return not any(r is not None and r.ok is False for r in (self.block, self.payload))
-
-
-class _Tee:
-    def __init__(self, stream: Any, hashes: list[Any]) -> None:
-        self._stream = stream
-        self._hashes = hashes
-
-    def read(self, size: int = -1) -> bytes:
-        data: bytes = self._stream.read(size)
-        for h in self._hashes:
-            h.update(data)
-        return data
 
 
 #: Blocks at least this large have their block digest computed on a worker thread.
@@ -134,21 +121,20 @@ def verify_digests(record: WarcRecord) -> DigestReport:
         block_h.update(head_bytes)
         if record.content_length >= OFFLOAD_THRESHOLD:
             block_h = _Offloaded(block_h)
-    tee_hashes = [h for h in (block_h, legacy_h) if h is not None]
-    tee = _Tee(record.payload_stream(), tee_hashes)
+    hashes = [h for h in (block_h, legacy_h) if h is not None]
+    dechunk = Dechunker() if (chunked and entity_h is not None and not is_revisit) else None
+    stream = record.payload_stream()
+    while True:
+        data = stream.read(1 << 20)
+        if not data:
+            break
+        for h in hashes:
+            h.update(data)
+        if dechunk is not None:
+            dechunk.feed(data, entity_h)
     chunk_error = None
-    if chunked and entity_h is not None and not is_revisit:
-        try:
-            dechunked = ChunkedReader(tee)
-            while True:
-                data = dechunked.read(1 << 20)
-                if not data:
-                    break
-                entity_h.update(data)
-        except ChunkedEncodingError as exc:
-            chunk_error = str(exc)
-    while tee.read(1 << 20):
-        pass
+    if dechunk is not None and (dechunk.failed or dechunk.state != 4):
+        chunk_error = "malformed or truncated chunked transfer-encoding"
     block_result = None
     if block_d is not None:
         block_raw = block_d.raw if block_h is not None else None
