@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 
 from ._frozen import Frozen
 from .errors import HeaderParseError, UsageError
@@ -36,6 +37,7 @@ _ALIASES = {
 }
 _B32 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567=")
 _HEX = frozenset("0123456789abcdefABCDEF")
+_SHA1_B32 = re.compile(r"[A-Za-z2-7]{32}")
 _B32_AS_INT = str.maketrans(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", "0123456789abcdefghijklmnopqrstuv"
 )
@@ -106,6 +108,8 @@ class Digest(Frozen):
         """``"base32"``, ``"base16"``, ``"base64"``, ``"base64url"`` or ``None`` if undecodable."""
         v = self.value
         size = DIGEST_SIZES.get(self.algorithm)
+        if size == 20 and len(v) == 32 and _SHA1_B32.fullmatch(v):  # the common case
+            return "base32"
         if size is not None:
             if len(v) == 2 * size and set(v) <= _HEX and not (size == 16 and v.endswith("=")):
                 return "base16"
