@@ -16,7 +16,7 @@ from typing import IO, Any
 from ..errors import Issue
 from .formats import header_line
 from .indexer import IndexOptions, index_file, index_range
-from .sort import DEFAULT_MAX_MEMORY, external_sort
+from .sort import DEFAULT_MAX_MEMORY, external_sort, write_lines
 
 __all__ = ["write_index"]
 
@@ -225,15 +225,6 @@ def write_index(
             return external_sort(lines, out, max_memory=max_memory, tmpdir=tmpdir, header=head)
         if head is not None:
             out.write(head.encode("utf-8") + b"\n")
-        count = 0
-        batch: list[bytes] = []
-        for line in lines:
-            batch.append(line)
-            if len(batch) >= _BATCH:
-                out.writelines(batch)
-                count += len(batch)
-                batch.clear()
-        out.writelines(batch)
-        return count + len(batch)
+        return write_lines(lines, out)
     finally:
         bar.close()

@@ -58,7 +58,9 @@ def _spill(run: list[bytes], tmpdir: str | None) -> str:
     return name
 
 
-def _write_unique(lines: Iterable[bytes], out: IO[bytes], unique: bool) -> int:
+def write_lines(lines: Iterable[bytes], out: IO[bytes], unique: bool = False) -> int:
+    """Write *lines* in batches (dropping repeats of the previous line if *unique*);
+    return how many were written."""
     count = 0
     batch: list[bytes] = []
     last: bytes | None = None
@@ -118,13 +120,13 @@ def external_sort(
             out.write(_normalize(header))
         if not runs:
             run.sort()
-            return _write_unique(run, out, unique)
+            return write_lines(run, out, unique)
         if run:
             runs.append(_spill(run, tmpdir))
             run = []
         with ExitStack() as stack:
             files = [stack.enter_context(open(name, "rb", buffering=1 << 16)) for name in runs]
-            return _write_unique(heapq.merge(*files), out, unique)
+            return write_lines(heapq.merge(*files), out, unique)
     finally:
         for name in runs:
             try:
@@ -170,7 +172,7 @@ def merge_sorted(
         out.write(header.encode("utf-8") + b"\n")
     with ExitStack() as stack:
         files = [stack.enter_context(open(p, "rb", buffering=1 << 16)) for p in paths]
-        return _write_unique(heapq.merge(*(_body(f) for f in files)), out, unique)
+        return write_lines(heapq.merge(*(_body(f) for f in files)), out, unique)
 
 
 def merge_files(
