@@ -22,7 +22,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from suite import READ_CONTENDERS as CONTENDERS  # noqa: E402 - one definition for both scripts
+from suite import READ_CONTENDERS as CONTENDERS
 
 
 def run_once(name: str, path: str, payload: bool) -> float:

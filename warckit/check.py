@@ -33,7 +33,7 @@ from .errors import HeaderParseError, Issue, ParseError
 from .http import find_head_end, parse_http_head
 from .reader import open_archive
 
-__all__ = ["RecordReport", "FileReport", "check_file", "check_files", "FRAMING_ERRORS"]
+__all__ = ["FRAMING_ERRORS", "FileReport", "RecordReport", "check_file", "check_files"]
 
 #: Reader recoveries that are errors in the file (all others are warnings).
 FRAMING_ERRORS = frozenset({

@@ -30,9 +30,9 @@ from datetime import datetime, timezone
 from typing import Any, Union
 
 from . import validate as _validate
+from ._chunked import Dechunker
 from ._dates import format_warc_date, parse_warc_date
 from ._version import __version__
-from ._chunked import Dechunker
 from .digests import Digest, Digester
 from .errors import HttpParseError, Issue, UsageError, ValidationError
 from .headers import Headers
@@ -48,7 +48,7 @@ from .writer import (
     iter_source,
 )
 
-__all__ = ["WarcWriter", "GuidedWriter", "WrittenRecord", "HybridPolicy", "Body", "RecordRef"]
+__all__ = ["Body", "GuidedWriter", "HybridPolicy", "RecordRef", "WarcWriter", "WrittenRecord"]
 
 Body = Union[bytes, bytearray, memoryview, Readable, Iterable[bytes], None]
 """A record body: bytes, a binary stream (``read``) or an iterable of byte chunks."""

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ._speedups import load
 from ._frozen import Frozen
+from ._speedups import load
 from .errors import HttpParseError
 from .headers import Headers
 

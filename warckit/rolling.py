@@ -24,7 +24,7 @@ from typing import IO
 from .errors import UsageError
 from .writer import EncodedRecord, fsync_file
 
-__all__ = ["DEFAULT_TEMPLATE", "DEFAULT_MAX_BYTES", "OPEN_SUFFIX", "RollingFile", "timestamp17"]
+__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_TEMPLATE", "OPEN_SUFFIX", "RollingFile", "timestamp17"]
 
 #: Heritrix-style file name template. Fields: prefix, timestamp (17 digits), serial,
 #: pid, host, port, ext (``.warc.gz`` / ``.warc.zst`` / ``.warc``).

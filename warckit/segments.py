@@ -25,7 +25,7 @@ from .headers import Headers
 from .http import HttpHead, find_head_end, parse_http_head
 from .reader import open_archive, read_record_at
 
-__all__ = ["SegmentRef", "LogicalRecord", "iter_logical_records", "reassemble"]
+__all__ = ["LogicalRecord", "SegmentRef", "iter_logical_records", "reassemble"]
 
 _SEGMENT_FIELDS = ("WARC-Segment-Number", "WARC-Segment-Origin-ID", "WARC-Segment-Total-Length")
 

@@ -22,17 +22,17 @@ from .errors import Issue
 from .headers import Headers
 
 __all__ = [
+    "PROFILE_URIS",
     "RECORD_TYPES",
+    "RULES",
     "FieldRule",
     "RuleTable",
-    "RULES",
-    "PROFILE_URIS",
-    "rules_for",
-    "mandatory_fields",
     "forbidden_fields",
-    "validate_headers",
-    "validate",
+    "mandatory_fields",
     "profile_name",
+    "rules_for",
+    "validate",
+    "validate_headers",
 ]
 
 #: The record types WARC 1.0 and 1.1 define (§6).
@@ -385,8 +385,8 @@ def validate_headers(
 
 def validate(record: object, *, source: str | None = None) -> tuple[Issue, ...]:
     """Validate a record read by warckit (anything with ``headers`` and ``version``)."""
-    headers: Headers = getattr(record, "headers")
-    version: str = getattr(record, "version")
+    headers: Headers = getattr(record, "headers")  # noqa: B009 - duck-typed record
+    version: str = getattr(record, "version")  # noqa: B009
     return validate_headers(
         headers, version, source=source or getattr(record, "source", None),
         offset=getattr(record, "offset", None),

@@ -12,9 +12,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from corpus_paths import CORPUS
 
 import warckit
-from corpus_paths import CORPUS
 from warckit.cli import main
 from warckit.errors import StaleRecordError
 
@@ -284,7 +284,7 @@ def test_verify_digests_large_and_small_blocks(size: int) -> None:
     body = bytes(range(256)) * (size // 256)
     head = b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n"
     block = head + body
-    b32 = lambda data: base64.b32encode(hashlib.sha1(data).digest()).decode()  # noqa: E731
+    b32 = lambda data: base64.b32encode(hashlib.sha1(data).digest()).decode()
     for declared, expected in ((b32(body), True), (b32(body + b"x"), False)):
         rec = (
             f"WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:1>\r\n"

@@ -5,11 +5,11 @@ from __future__ import annotations
 import gzip
 import io
 
+from corpus_paths import CORPUS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import warckit
-from corpus_paths import CORPUS
 from warckit.errors import WarckitError
 
 _SEED = (CORPUS / "warcio/example.warc").read_bytes() if (CORPUS / "warcio/example.warc").exists() else (

@@ -8,11 +8,11 @@ used for files warckit accepts strictly, lenient mode for the rest.
 from __future__ import annotations
 
 import pytest
+from corpus_paths import CORPUS
 from corpus_table import NOT_ARCHIVES, STRICT_ERRORS
 from test_reader_corpus import ARCHIVES
 
 import warckit
-from corpus_paths import CORPUS
 
 warcio_ai = pytest.importorskip("warcio.archiveiterator")
 fastwarc = pytest.importorskip("fastwarc.warc")

@@ -49,12 +49,11 @@ def test_strict(name: str) -> None:
     if name in STRICT_ERRORS:
         cls, offset, before = STRICT_ERRORS[name]
         got: list[warckit.WarcRecord] = []
-        with pytest.raises(cls) as info:
-            with warckit.open(path) as reader:
-                for rec in reader:
-                    rec.http  # noqa: B018
-                    rec.length  # noqa: B018
-                    got.append(rec)
+        with pytest.raises(cls) as info, warckit.open(path) as reader:
+            for rec in reader:
+                rec.http  # noqa: B018
+                rec.length  # noqa: B018
+                got.append(rec)
         assert isinstance(info.value, ParseError)
         assert info.value.offset == offset
         assert info.value.source == str(path)

@@ -7,11 +7,11 @@ import io
 import zlib
 
 import pytest
+from corpus_paths import CORPUS
 from corpus_table import NOT_ARCHIVES, STRICT_ERRORS
 from test_reader_corpus import ARCHIVES
 
 import warckit
-from corpus_paths import CORPUS
 
 VALID = [n for n in ARCHIVES if n not in NOT_ARCHIVES and n not in STRICT_ERRORS]
 

@@ -12,7 +12,12 @@ import warckit
 from warckit import Digest, Digester, Headers
 from warckit._chunked import ChunkedReader, DecodingReader
 from warckit._dates import format_warc_date, parse_warc_date
-from warckit.errors import ChunkedEncodingError, DuplicateHeaderError, HeaderParseError, HttpParseError
+from warckit.errors import (
+    ChunkedEncodingError,
+    DuplicateHeaderError,
+    HeaderParseError,
+    HttpParseError,
+)
 
 
 def test_headers_sole_first_all_and_case() -> None:

@@ -13,8 +13,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from corpus_paths import CORPUS
+
 from warckit.check import check_file
 from warckit.cli import main
 

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
+import base64
 import gzip
 import hashlib
-import base64
 from pathlib import Path
 
 import pytest
+from writer_oracles import fastwarc_block_digests, warcio_check
 
 import warckit
 from warckit.errors import ValidationError
 from warckit.guided import HybridPolicy, WarcWriter, WrittenRecord
 from warckit.segments import iter_logical_records, reassemble
-from writer_oracles import fastwarc_block_digests, warcio_check
 
 REQ = b"GET /a HTTP/1.1\r\nHost: example.com\r\n\r\n"
 RESP = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 11\r\n\r\n"

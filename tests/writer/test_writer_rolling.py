@@ -9,8 +9,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 import warckit
 from warckit.check import check_file
 from warckit.guided import WarcWriter
