@@ -8,6 +8,9 @@ the per-member cost is a reset of the inflate state.
 
 from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memmove
+from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
+from cpython.memoryview cimport PyMemoryView_FromMemory
+from cpython.buffer cimport PyBUF_WRITE
 from cpython.bytes cimport PyBytes_FromStringAndSize
 
 from warckit.errors import CompressionError
@@ -50,9 +53,10 @@ cdef class GzipDecoder:
 
     cdef inflate_state _state
     cdef object _f
-    cdef bytearray _inbuf
+    cdef unsigned char* _inbuf
+    cdef Py_ssize_t _in_cap
     cdef Py_ssize_t _in_start, _in_end
-    cdef bytearray _outbuf
+    cdef unsigned char* _outbuf
     cdef bint _in_member, _eof
     cdef public object _source, _trailing
     cdef public long long member_start
@@ -60,10 +64,19 @@ cdef class GzipDecoder:
     cdef public object trailing_garbage, truncated_member
     compression = "gzip"
 
+    def __dealloc__(self):
+        PyMem_Free(self._inbuf)
+        PyMem_Free(self._outbuf)
+
     def __init__(self, fileobj, long long start=0, source=None, trailing="error"):
         self._f = fileobj
-        self._inbuf = bytearray(IN_CHUNK)
-        self._outbuf = bytearray(MAX_CHUNK)
+        # Raw buffers (not zero-filled: random access makes one decoder per read,
+        # and pages are only touched as far as they are used).
+        self._inbuf = <unsigned char*>PyMem_Malloc(IN_CHUNK)
+        self._in_cap = IN_CHUNK
+        self._outbuf = <unsigned char*>PyMem_Malloc(MAX_CHUNK)
+        if self._inbuf == NULL or self._outbuf == NULL:
+            raise MemoryError()
         self._in_start = 0
         self._in_end = 0
         self._in_abs = start
@@ -82,12 +95,16 @@ cdef class GzipDecoder:
             return False
         if self._in_start:
             if left:
-                memmove(<char*>self._inbuf, (<char*>self._inbuf) + self._in_start, left)
+                memmove(self._inbuf, self._inbuf + self._in_start, left)
             self._in_start = 0
             self._in_end = left
-        if self._in_end == len(self._inbuf):
-            self._inbuf.extend(bytes(len(self._inbuf)))
-        view = memoryview(self._inbuf)[self._in_end:]
+        if self._in_end == self._in_cap:
+            grown = <unsigned char*>PyMem_Realloc(self._inbuf, self._in_cap * 2)
+            if grown == NULL:
+                raise MemoryError()
+            self._inbuf = grown
+            self._in_cap *= 2
+        view = PyMemoryView_FromMemory(<char*>self._inbuf + self._in_end, self._in_cap - self._in_end, PyBUF_WRITE)
         n = self._f.readinto(view)
         view.release()
         if not n:
@@ -132,13 +149,15 @@ cdef class GzipDecoder:
                         "bytes after the last gzip member are not gzip",
                         offset=self._in_abs,
                         source=self._source,
-                        snippet=bytes(self._inbuf[self._in_start:self._in_start + 16]),
+                        snippet=PyBytes_FromStringAndSize(
+                            <char*>self._inbuf + self._in_start, min(16, self._in_end - self._in_start)
+                        ),
                     )
                 isal_inflate_reset(&self._state)
                 self._state.crc_flag = ISAL_GZIP
                 self._in_member = True
                 self.member_start = self._in_abs
-            self._state.next_out = <uint8_t*><char*>self._outbuf
+            self._state.next_out = <uint8_t*>self._outbuf
             if limit > MAX_CHUNK or limit <= 0:
                 limit = MAX_CHUNK
             self._state.avail_out = <uint32_t>limit
@@ -155,7 +174,7 @@ cdef class GzipDecoder:
                         "gzip member is truncated", offset=self.member_start, source=self._source
                     )
                 avail = self._in_end - self._in_start
-                inptr = (<uint8_t*><char*>self._inbuf) + self._in_start
+                inptr = <uint8_t*>self._inbuf + self._in_start
                 self._state.next_in = inptr
                 self._state.avail_in = <uint32_t>avail
                 with nogil:
