@@ -68,12 +68,15 @@ cdef class GzipDecoder:
         PyMem_Free(self._inbuf)
         PyMem_Free(self._outbuf)
 
-    def __init__(self, fileobj, long long start=0, source=None, trailing="error"):
+    def __init__(self, fileobj, long long start=0, source=None, trailing="error",
+                 Py_ssize_t in_chunk=IN_CHUNK):
         self._f = fileobj
         # Raw buffers (not zero-filled: random access makes one decoder per read,
         # and pages are only touched as far as they are used).
-        self._inbuf = <unsigned char*>PyMem_Malloc(IN_CHUNK)
-        self._in_cap = IN_CHUNK
+        if in_chunk < 64:
+            in_chunk = 64
+        self._inbuf = <unsigned char*>PyMem_Malloc(in_chunk)
+        self._in_cap = in_chunk
         self._outbuf = <unsigned char*>PyMem_Malloc(MAX_CHUNK)
         if self._inbuf == NULL or self._outbuf == NULL:
             raise MemoryError()

@@ -219,10 +219,13 @@ def make_decoder(
     start: int = 0,
     source: str | None = None,
     lenient: bool = False,
+    in_chunk: int | None = None,
 ) -> Decoder:
     """Return the decoder for *compression* (``"gzip"``, ``"zstd"`` or ``"none"``)."""
     if compression == "gzip":
-        decoder: Decoder = GzipDecoder(fileobj, start, source, "stop" if lenient else "error")
+        decoder: Decoder = GzipDecoder(
+            fileobj, start, source, "stop" if lenient else "error", in_chunk or IN_CHUNK
+        )
         return decoder
     if compression == "zstd":
         return ZstdDecoder(fileobj, start, source)

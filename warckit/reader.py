@@ -102,6 +102,8 @@ class ArchiveReader:
         head = self._peek_raw(4)
         self.compression = compression or sniff_compression(head)
         kwargs: dict[str, Any] = {"start": offset, "source": self.name, "lenient": lenient}
+        if _chunk is not None:
+            kwargs["in_chunk"] = _chunk
         self._dec: Any = make_decoder(self._f, self.compression, **kwargs)
         if self.compression == "zstd" and offset and self._f.seekable():
             self._load_zstd_dictionary(offset)
@@ -845,9 +847,8 @@ def read_record_at(path: str | os.PathLike[str], offset: int, **options: Any) ->
     Raises:
         ParseError: there is no record at *offset*.
     """
-    reader = ArchiveReader(path, offset=offset, **options)
-    if isinstance(reader._dec, PlainDecoder):
-        reader._dec._chunk = 1 << 16  # random access: do not read far past the record
+    # Random access: read (and, for gzip, buffer) little past the record.
+    reader = ArchiveReader(path, offset=offset, _chunk=1 << 15, **options)
     try:
         record = next(reader)
     except StopIteration:

@@ -42,9 +42,15 @@ class GzipDecoder:
     compression = "gzip"
 
     def __init__(
-        self, fileobj: BinaryIO, start: int = 0, source: str | None = None, trailing: str = "error"
+        self,
+        fileobj: BinaryIO,
+        start: int = 0,
+        source: str | None = None,
+        trailing: str = "error",
+        in_chunk: int = IN_CHUNK,
     ) -> None:
         self._f = fileobj
+        self._in_chunk = in_chunk
         self._in = b""
         self._view = memoryview(b"")
         self._in_pos = 0  # bytes of self._in already consumed
@@ -60,7 +66,7 @@ class GzipDecoder:
         self.truncated_member: int | None = None
 
     def _more(self) -> bool:
-        data = self._f.read(IN_CHUNK)
+        data = self._f.read(self._in_chunk)
         if not data:
             self._eof = True
             return False
