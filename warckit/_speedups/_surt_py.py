@@ -415,6 +415,24 @@ def sort_query(query: bytes) -> bytes:
     return b"&".join(args)
 
 
+def split_hostinfo(hostinfo: bytes, url: str) -> tuple[bytes, int | None]:
+    """Split ``host[:port]`` (IPv6 in brackets) into the host and the port, if any.
+
+    Raises:
+        UrlError: the port is not a number from 0 to 65535.
+    """
+    if b"[" in hostinfo:
+        host, _, port_text = hostinfo.partition(b"[")[2].partition(b"]")
+        port_text = port_text.partition(b":")[2]
+    else:
+        host, _, port_text = hostinfo.partition(b":")
+    if not port_text:
+        return host, None
+    if not port_text.isdigit() or len(port_text.lstrip(b"0")) > 5 or int(port_text) > 65535:
+        raise UrlError(f"bad port {port_text.decode('latin-1')!r} in {url[:200]!r}")
+    return host, int(port_text)
+
+
 def encode_url(url: str) -> bytes:
     """UTF-8 bytes of *url*.
 
@@ -514,21 +532,9 @@ def surt_key(
     if netloc:
         if netloc[-1] == 0x3A:
             netloc = netloc.rstrip(b":")
-        hostinfo = netloc.rpartition(b"@")[2]
-        if b"[" in hostinfo:
-            bracketed = hostinfo.partition(b"[")[2]
-            host, _, port_text = bracketed.partition(b"]")
-            port_text = port_text.partition(b":")[2]
-        else:
-            host, _, port_text = hostinfo.partition(b":")
-        if port_text:
-            if (
-                not port_text.isdigit()
-                or len(port_text.lstrip(b"0")) > 5
-                or int(port_text) > 65535
-            ):
-                raise UrlError(f"bad port {port_text.decode('latin-1')!r} in {url[:200]!r}")
-            port = int(port_text)
+        host, found = split_hostinfo(netloc.rpartition(b"@")[2], url)
+        if found is not None:
+            port = found
     if not host and path and scheme[:4] == b"http":
         # Quirk: http:////host/x and http:host/x recover the host from the path.
         host, _, tail = path.lstrip(b"/").partition(b"/")

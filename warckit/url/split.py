@@ -15,7 +15,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
-from .._speedups._surt_py import encode_url
+from .._speedups._surt_py import encode_url, split_hostinfo
 from ..errors import UrlError
 
 __all__ = ["SplitUrl"]
@@ -79,19 +79,7 @@ class SplitUrl:
             netloc = netloc.rstrip(b":")
             userinfo_raw, at, hostinfo = netloc.rpartition(b"@")
             userinfo = userinfo_raw if at else None
-            if b"[" in hostinfo:
-                host, _, port_text = hostinfo.partition(b"[")[2].partition(b"]")
-                port_text = port_text.partition(b":")[2]
-            else:
-                host, _, port_text = hostinfo.partition(b":")
-            if port_text:
-                if (
-                    not port_text.isdigit()
-                    or len(port_text.lstrip(b"0")) > 5
-                    or int(port_text) > 65535
-                ):
-                    raise UrlError(f"bad port {port_text.decode('latin-1')!r} in {url[:200]!r}")
-                port = int(port_text)
+            host, port = split_hostinfo(hostinfo, url)
             if host:
                 # As urllib's .hostname: lower case up to a '%' (IPv6 zone ids keep case).
                 name, pct, zone = host.partition(b"%")
