@@ -46,6 +46,7 @@ from .writer import (
     file_suffix,
     head_bytes,
     iter_source,
+    prepare_given,
 )
 
 __all__ = ["Body", "GuidedWriter", "HybridPolicy", "RecordRef", "WarcWriter", "WrittenRecord"]
@@ -997,22 +998,8 @@ class WarcWriter:
         if headers is None:
             raise UsageError("give a record, or headers and a block")
         version = version or self.version
-        if validate:
-            issues = [i for i in _validate.validate_headers(headers, version) if i.severity == "error"]
-            if issues:
-                raise ValidationError(issues)
-        head = raw_head if raw_head is not None else head_bytes(version, headers)
-        sink = series.encoder.sink()
+        head, sink = prepare_given(series.encoder, headers, block, version, validate, raw_head)
         try:
-            for data in iter_source(block):
-                sink.write(data)
-            declared = headers.first("Content-Length")
-            if validate and (declared is None or not declared.strip().isdigit()
-                             or int(declared) != sink.length):
-                raise ValidationError([Issue(
-                    "content-length-mismatch",
-                    f"Content-Length {declared!r} does not match the block ({sink.length} bytes)",
-                    "error", field="Content-Length")])
             filename, offset, size = self._place(series, lambda _wid: series.encoder.encode(head, sink))
         finally:
             sink.close()

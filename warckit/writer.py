@@ -709,29 +709,53 @@ class RecordWriter:
         Raises:
             ValidationError: the record breaks a rule; nothing was written.
         """
-        from . import validate as _validate
-
-        if validate:
-            issues = [i for i in _validate.validate_headers(headers, version) if i.severity == "error"]
-            if issues:
-                raise ValidationError(issues)
-        head = raw_head if raw_head is not None else head_bytes(version, headers)
-        sink = self.encoder.sink()
+        head, sink = prepare_given(self.encoder, headers, block, version, validate, raw_head)
         try:
-            for data in iter_source(block):
-                sink.write(data)
-            declared = headers.first("Content-Length")
-            if validate and declared is not None and declared.strip().isdigit() \
-                    and int(declared) != sink.length:
-                from .errors import Issue
-
-                raise ValidationError([Issue(
-                    "content-length-mismatch",
-                    f"Content-Length says {int(declared)} but the block has {sink.length} bytes",
-                    "error", field="Content-Length")])
             return self.write_encoded(self.encoder.encode(head, sink))
         finally:
             sink.close()
+
+
+def prepare_given(
+    encoder: RecordEncoder,
+    headers: Headers,
+    block: bytes | bytearray | memoryview | Readable | Iterable[bytes] | None,
+    version: str,
+    validate: bool,
+    raw_head: bytes | None = None,
+) -> tuple[bytes, BlockSink]:
+    """The "write this record as is" step shared by every writer: check *headers*
+    against the rule table, compress *block* into a sink, and check Content-Length
+    against it. Returns the head bytes and the filled sink (the caller closes it).
+
+    Raises:
+        ValidationError: a rule is broken or Content-Length does not match the block;
+            nothing was written.
+    """
+    from . import validate as _validate
+    from .errors import Issue
+
+    if validate:
+        issues = [i for i in _validate.validate_headers(headers, version) if i.severity == "error"]
+        if issues:
+            raise ValidationError(issues)
+    head = raw_head if raw_head is not None else head_bytes(version, headers)
+    sink = encoder.sink()
+    try:
+        for data in iter_source(block):
+            sink.write(data)
+        declared = headers.first("Content-Length")
+        if validate and (
+            declared is None or not declared.strip().isdigit() or int(declared) != sink.length
+        ):
+            raise ValidationError([Issue(
+                "content-length-mismatch",
+                f"Content-Length {declared!r} does not match the block ({sink.length} bytes)",
+                "error", field="Content-Length")])
+    except BaseException:
+        sink.close()
+        raise
+    return head, sink
 
 
 def copy_file_to(src: IO[bytes], dst: IO[bytes]) -> None:
