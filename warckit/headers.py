@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 
+from ._speedups import load
 from .errors import DuplicateHeaderError
 
 __all__ = ["Headers"]
+
+_hp = load("headers")
 
 
 class Headers:
@@ -28,12 +31,36 @@ class Headers:
         raw: The exact bytes the fields were parsed from (optional).
     """
 
-    __slots__ = ("_fields", "_index", "_raw")
+    __slots__ = ("_flds", "_index", "_lenient", "_raw")
 
     def __init__(self, fields: Iterable[tuple[str, str]] = (), *, raw: bytes | None = None) -> None:
-        self._fields: tuple[tuple[str, str], ...] = tuple(fields)
+        self._flds: tuple[tuple[str, str], ...] | None = tuple(fields)
         self._index: dict[str, int] | None = None
         self._raw = raw
+        self._lenient = False
+
+    @classmethod
+    def _unparsed(cls, raw: bytes, lenient: bool) -> Headers:
+        """Headers over field lines the reader has checked but not split yet.
+
+        The fields are parsed on first use, with the same rules (*lenient*) the
+        check used, so the result is what parsing at once would have given.
+        """
+        self = cls.__new__(cls)
+        self._flds = None
+        self._index = None
+        self._raw = raw
+        self._lenient = lenient
+        return self
+
+    @property
+    def _fields(self) -> tuple[tuple[str, str], ...]:
+        fields = self._flds
+        if fields is None:
+            raw = self._raw
+            assert raw is not None
+            fields = self._flds = tuple(_hp.parse_fields(raw, 0, len(raw), self._lenient)[0])
+        return fields
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, str]) -> Headers:

@@ -107,6 +107,46 @@ def test_parse_head_implementations_agree(buf: bytes, lenient: bool) -> None:
     assert all(r == results[0] for r in results)
 
 
+_name_line = st.builds(
+    lambda n, v: n + b":" + v + b"\r\n",
+    st.sampled_from([b"WARC-Type", b"warc-TYPE", b"Content-Length", b"CONTENT-length", b" WARC-Type",
+                     b"WARC-Typ", b"Content-Lengths", b"X"]),
+    st.binary(max_size=12),
+)
+
+
+def _run_scan(impl, buf: bytes, lenient: bool):  # type: ignore[no-untyped-def]
+    end = buf.find(b"\r\n\r\n")
+    head_end = end + 4 if end >= 0 else len(buf)
+    try:
+        return ("ok", impl.scan_head(buf, 0, head_end, lenient))
+    except impl.HeadError as exc:
+        return ("err", str(exc), exc.position)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.one_of(_line, _name_line), max_size=8).map(lambda ls: b"WARC/1.0\r\n" + b"".join(ls) + b"\r\n\r\n"),
+    st.booleans(),
+)
+def test_scan_head_is_parse_head_without_fields(buf: bytes, lenient: bool) -> None:
+    """The reader's per-record check gives parse_head's answer (both twins, each other)."""
+    results = [_run_scan(impl, buf, lenient) for impl in HEADERS]
+    assert all(r == results[0] for r in results)
+    for impl in HEADERS:
+        full = _run_head(impl, buf, lenient)
+        if full[0] == "ok":
+            version, ok, start, _fields, warnings, wtype, cl = full[1]
+            full = ("ok", (version, ok, start, warnings, wtype, cl))
+        assert _run_scan(impl, buf, lenient) == full
+
+
+@pytest.mark.parametrize("impl", HEADERS, ids=lambda m: m.__name__.rsplit(".", 1)[-1])
+def test_scan_head_example(impl) -> None:  # type: ignore[no-untyped-def]
+    buf = b"WARC/1.1\r\nWARC-Type: response\r\ncontent-LENGTH: 12\r\n 34\r\nWARC-Type: x\r\n\r\nbody"
+    assert impl.scan_head(buf, 0, buf.index(b"body"), False) == ("1.1", True, 10, [], "response", "12 34")
+
+
 GZIP = _impls("gzipmember")
 
 

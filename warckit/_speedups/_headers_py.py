@@ -150,3 +150,23 @@ def parse_head(
         elif n == 14 and cl_text is None and name.lower() == "content-length":
             cl_text = value
     return version, _valid_version(version), line_end + 1, fields, warnings, wtype, cl_text
+
+
+def scan_head(
+    buf: bytes, pos: int, head_end: int, lenient: bool
+) -> tuple[str, bool, int, list[tuple[str, int]], str | None, str | None]:
+    """Check a record head like :func:`parse_head` without building its fields.
+
+    The reader calls this for every record; the fields themselves are parsed only
+    when a caller looks at them (:class:`warckit.headers.Headers` parses its raw
+    bytes on first use), so iterating over a file costs one pass over each head.
+
+    Returns:
+        ``(version, version_ok, fields_start, warnings, warc_type, content_length)``:
+        :func:`parse_head`'s result without the fields.
+
+    Raises:
+        HeadError: as :func:`parse_fields`.
+    """
+    version, ok, fields_start, _fields, warnings, wtype, cl_text = parse_head(buf, pos, head_end, lenient)
+    return version, ok, fields_start, warnings, wtype, cl_text

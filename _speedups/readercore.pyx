@@ -1,0 +1,447 @@
+# cython: language_level=3
+"""Compiled twin of warckit/_speedups/_readercore_py.py: the reader's per-record fast path.
+
+Same class, attributes and behaviour as the pure ``ReaderCore``. The buffer state is
+kept in C fields (exposed to the Python subclass as attributes), record heads are
+found with ``memchr`` and the member boundaries are searched without Python calls;
+the rare paths (ARC, lenient recovery, damaged trailers, warnings) are the subclass's
+Python methods, called exactly where the pure twin calls them.
+"""
+
+import re
+import weakref
+
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from libc.string cimport memchr
+
+from warckit.errors import HeaderParseError, RecordParseError
+from warckit.headers import Headers
+from warckit.records import RECORD_TYPES, record_class
+from warckit._speedups import load
+
+_hp = load("headers")
+_scan_head = _hp.scan_head
+_unparsed = Headers._unparsed
+_HeadError = _hp.HeadError
+
+_LENIENT_HEAD_END = re.compile(rb"\n\r*\n")
+#: Largest Content-Length accepted (2**62 bytes: more than any file system holds).
+MAX_CONTENT_LENGTH = 1 << 62
+_ref = weakref.ref
+
+
+class _Ghost:
+    """What finishing a record needs when the caller has already dropped it."""
+
+    __slots__ = (
+        "_content_length",
+        "_length",
+        "_stream_length",
+        "format",
+        "issues",
+        "member_aligned",
+        "offset",
+        "stream_offset",
+        "trailer",
+    )
+
+    def __init__(self, offset, stream_offset, member_aligned, fmt, content_length):
+        self.offset = offset
+        self.stream_offset = stream_offset
+        self.member_aligned = member_aligned
+        self.format = fmt
+        self.trailer = None
+        self.issues = []
+        self._content_length = content_length
+        self._length = None
+        self._stream_length = None
+
+
+cdef Py_ssize_t _bisect_right(list a, long long x):
+    cdef Py_ssize_t lo = 0, hi = len(a), mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if x < <long long>a[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+cdef Py_ssize_t _bisect_left(list a, long long x):
+    cdef Py_ssize_t lo = 0, hi = len(a), mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if <long long>a[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef Py_ssize_t _find_head_end(const char* p, Py_ssize_t start, Py_ssize_t n):
+    """Index of the first CRLF CRLF at or after *start*, or -1."""
+    cdef const char* hit
+    cdef Py_ssize_t i = start
+    while i + 3 < n:
+        hit = <const char*>memchr(p + i, 10, n - i)
+        if hit == NULL:
+            return -1
+        i = hit - p  # p[i] is LF: CRLF CRLF is p[i-1 .. i+2]
+        if i >= 1 and i + 2 < n and p[i - 1] == 13 and p[i + 1] == 13 and p[i + 2] == 10 and i - 1 >= start:
+            return i - 1
+        i += 1
+    return -1
+
+
+cdef class ReaderCore:
+    """Buffer, member bookkeeping and the per-record fast path of the reader (compiled)."""
+
+    cdef public object _f, name, compression, format, _dec, _dec_skip
+    cdef public bytes _buf
+    cdef public Py_ssize_t _pos, _max_head
+    cdef public long long _base, _cur_block_left, _gen
+    cdef public list _bstream, _bfile
+    cdef public bint _eof, lenient, _done
+    cdef public object _current_ref, _cur_info, _types, _min, _max
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        record = self._c_next_record()
+        if record is None:
+            raise StopIteration
+        return record
+
+    # -- buffer -----------------------------------------------------------------------
+
+    def _fill(self):
+        return self._c_fill()
+
+    cdef bint _c_fill(self) except -1:
+        cdef Py_ssize_t pos
+        cdef long long end
+        if self._eof:
+            return False
+        chunk, boundary = self._dec.read()
+        if not chunk and boundary is None:
+            self._eof = True
+            return False
+        if self._base == 0 and not self._buf and len(self._bstream) == 1 and self._bstream[0] == 0:
+            # The first member may start after skipped frames (zstd dictionary).
+            self._bfile[0] = self._dec.member_start
+        pos = self._pos
+        if pos:
+            self._base += pos
+            if pos >= PyBytes_GET_SIZE(self._buf):
+                self._buf = chunk
+            else:
+                self._buf = self._buf[pos:] + chunk
+            self._pos = 0
+        elif self._buf:
+            self._buf += chunk
+        else:
+            self._buf = chunk
+        if boundary is not None:
+            end = self._base + PyBytes_GET_SIZE(self._buf)
+            if <long long>self._bstream[len(self._bstream) - 1] == end:
+                self._bfile[len(self._bfile) - 1] = boundary
+            else:
+                self._bstream.append(end)
+                self._bfile.append(boundary)
+        return True
+
+    def _ensure(self, Py_ssize_t n):
+        """Make at least *n* bytes available from the position; False at EOF."""
+        return self._c_ensure(n)
+
+    cdef bint _c_ensure(self, Py_ssize_t n) except -1:
+        while PyBytes_GET_SIZE(self._buf) - self._pos < n:
+            if not self._c_fill():
+                return False
+        return True
+
+    def _prune_bounds(self, long long stream_pos):
+        self._c_prune_bounds(stream_pos)
+
+    cdef int _c_prune_bounds(self, long long stream_pos) except -1:
+        cdef Py_ssize_t i
+        if len(self._bstream) < 32:
+            return 0  # cheap enough to keep; prune in batches
+        i = _bisect_right(self._bstream, stream_pos) - 1
+        if i > 0:
+            del self._bstream[:i]
+            del self._bfile[:i]
+        return 0
+
+    # -- block access for records -----------------------------------------------------
+
+    def _is_current(self, record):
+        ref = self._current_ref
+        return (record._reader is self and record._gen == self._gen and ref is not None
+                and ref() is record)
+
+    def _pull_block(self, record, Py_ssize_t size):
+        cdef long long left = self._cur_block_left
+        cdef Py_ssize_t take, pos, avail
+        if left <= 0:
+            return b""
+        if self._pos >= PyBytes_GET_SIZE(self._buf) and not self._c_fill():
+            (<object>self)._truncated(record)
+            return b""
+        avail = PyBytes_GET_SIZE(self._buf) - self._pos
+        take = size
+        if left < take:
+            take = <Py_ssize_t>left
+        if avail < take:
+            take = avail
+        pos = self._pos
+        self._pos = pos + take
+        self._cur_block_left = left - take
+        if pos == 0 and take == PyBytes_GET_SIZE(self._buf):
+            return self._buf
+        return self._buf[pos : pos + take]
+
+    def _skip_block(self, record):
+        self._c_skip_block(record)
+
+    cdef int _c_skip_block(self, record) except -1:
+        cdef long long left = self._cur_block_left, count
+        cdef Py_ssize_t avail, take
+        skip = self._dec_skip
+        while left:
+            avail = PyBytes_GET_SIZE(self._buf) - self._pos
+            if avail == 0 and skip is not None and not self._eof:
+                # Inflate and discard without materializing the bytes.
+                pycount, boundary = skip(left)
+                count = pycount
+                if count or boundary is not None:
+                    self._base += self._pos + count
+                    self._buf = b""
+                    self._pos = 0
+                    left -= count
+                    if boundary is not None:
+                        if <long long>self._bstream[len(self._bstream) - 1] == self._base:
+                            self._bfile[len(self._bfile) - 1] = boundary
+                        else:
+                            self._bstream.append(self._base)
+                            self._bfile.append(boundary)
+                    continue
+            if avail == 0:
+                if not self._c_fill():
+                    self._cur_block_left = left
+                    (<object>self)._truncated(record)
+                    return 0
+                continue
+            take = avail
+            if left < take:
+                take = <Py_ssize_t>left
+            self._pos += take
+            left -= take
+        self._cur_block_left = 0
+        return 0
+
+    def _finish_current(self):
+        self._c_finish_current()
+
+    cdef int _c_finish_current(self) except -1:
+        cdef long long left, end, stream_offset
+        cdef Py_ssize_t i, n
+        cdef const char* p
+        ref = self._current_ref
+        if ref is None:
+            return 0
+        record = ref()
+        if record is None:
+            record = _Ghost(*self._cur_info)
+        left = self._cur_block_left
+        if left:
+            if left <= PyBytes_GET_SIZE(self._buf) - self._pos:  # the rest of the block is buffered
+                self._pos += <Py_ssize_t>left
+                self._cur_block_left = 0
+            else:
+                self._c_skip_block(record)
+        n = PyBytes_GET_SIZE(self._buf)
+        p = PyBytes_AS_STRING(self._buf)
+        if record.format == "arc":
+            (<object>self)._consume_arc_trailer(record)
+        elif (self._pos + 4 <= n and p[self._pos] == 13 and p[self._pos + 1] == 10
+              and p[self._pos + 2] == 13 and p[self._pos + 3] == 10):
+            self._pos += 4
+        else:
+            (<object>self)._consume_warc_trailer(record)
+        end = self._base + self._pos
+        stream_offset = record.stream_offset
+        record._stream_length = end - stream_offset
+        if self.compression == "none":
+            record._length = end - stream_offset
+        else:
+            if self._pos >= PyBytes_GET_SIZE(self._buf):
+                self._c_fill()  # learn whether a member ends right here
+            i = _bisect_left(self._bstream, end)
+            aligned_end = i < len(self._bstream) and <long long>self._bstream[i] == end
+            if record.member_aligned and aligned_end:
+                record._length = self._bfile[i] - record.offset
+            else:
+                record.member_aligned = False
+        self._gen += 1
+        self._current_ref = None
+        return 0
+
+    # -- record heads -----------------------------------------------------------------
+
+    def _next_record(self):
+        return self._c_next_record()
+
+    cdef object _c_next_record(self):
+        cdef long long cl
+        while True:
+            if self._current_ref is not None:
+                self._c_finish_current()
+            if self._done:
+                return None
+            if self.format == "warc":  # (the common case of _read_head, inlined)
+                if self._pos >= PyBytes_GET_SIZE(self._buf) and not self._c_ensure(1):
+                    record = None
+                else:
+                    record = self._c_read_warc_head()
+            else:
+                record = (<object>self)._read_head()
+            if record is None:
+                self._done = True
+                (<object>self)._report_end()
+                return None
+            t = self._types
+            if t is None and self._min is None and self._max is None:
+                return record
+            cl = record._content_length
+            if (
+                (t is not None and record.type not in t)
+                or (self._min is not None and cl < self._min)
+                or (self._max is not None and cl > self._max)
+            ):
+                continue  # _finish_current skips the block without parsing it
+            return record
+
+    def _read_warc_head(self):
+        return self._c_read_warc_head()
+
+    cdef object _c_read_warc_head(self):
+        cdef bytes buf = self._buf
+        cdef Py_ssize_t pos = self._pos, search, end, head_end, k, n
+        cdef long long start, offset, cl
+        cdef bint aligned, lenient = self.lenient
+        cdef const char* p = PyBytes_AS_STRING(buf)
+        n = PyBytes_GET_SIZE(buf)
+        if not (pos + 5 <= n and p[pos] == 87 and p[pos + 1] == 65 and p[pos + 2] == 82
+                and p[pos + 3] == 67 and p[pos + 4] == 47) and buf[pos : pos + 5].upper() != b"WARC/":
+            where = self._base + pos
+            if buf[pos : pos + 1] in (b"\r", b"\n", b"\x00", b" ") and (<object>self)._only_space_left():
+                return None
+            if not lenient:
+                raise RecordParseError(
+                    "expected a WARC record (WARC/ version line)",
+                    offset=(<object>self)._file_offset(where),
+                    source=self.name,
+                    snippet=buf[pos : pos + 16],
+                )
+            skipped = (<object>self)._resync(b"WARC/")
+            (<object>self)._warn("skipped-garbage", f"skipped {skipped} bytes before the next record", where)
+            if (<object>self)._at_eof():
+                return None
+            buf, pos = self._buf, self._pos
+        # (_record_position, inlined: this runs once per record)
+        start = self._base + pos
+        if self.compression == "none":
+            offset, aligned = start, True
+        else:
+            if len(self._bstream) >= 32:
+                self._c_prune_bounds(start)
+            k = _bisect_right(self._bstream, start) - 1
+            offset = self._bfile[k]
+            aligned = <long long>self._bstream[k] == start
+        # Find the end of the head.
+        search = pos
+        while True:
+            p = PyBytes_AS_STRING(buf)
+            n = PyBytes_GET_SIZE(buf)
+            end = _find_head_end(p, search, n)
+            if lenient:
+                # Bare LF and CR CR LF line ends (pywb's missing-status-text.warc).
+                m = _LENIENT_HEAD_END.search(buf, search)
+                if m is not None and (end < 0 or m.end() < end + 4):
+                    end = m.end() - 4  # so that end + 4 is just past the empty line
+            if end >= 0:
+                head_end = end + 4
+                break
+            if n - pos > self._max_head:
+                raise HeaderParseError(
+                    f"record head is larger than {self._max_head} bytes",
+                    offset=offset if self.compression != "none" else start,
+                    source=self.name,
+                )
+            search = max(pos, n - 3)
+            if not self._c_fill():
+                if lenient:
+                    (<object>self)._warn("truncated-head", "file ends inside a record head", offset)
+                    self._pos = PyBytes_GET_SIZE(self._buf)
+                    return None
+                raise RecordParseError(
+                    "file ends inside a record head", offset=offset, source=self.name
+                )
+            search -= self._pos  # _fill rebased the buffer
+            buf, pos = self._buf, self._pos
+            search += pos
+        if head_end - pos > self._max_head:
+            raise HeaderParseError(
+                f"record head is larger than {self._max_head} bytes", offset=offset, source=self.name
+            )
+        try:
+            version, version_ok, fields_start, warnings, wtype, cl_text = _scan_head(
+                buf, pos, head_end, lenient
+            )
+        except _HeadError as exc:
+            raise HeaderParseError(
+                str(exc),
+                offset=offset if self.compression != "none" else exc.position - pos + start,
+                source=self.name,
+                snippet=buf[exc.position : exc.position + 40],
+            ) from None
+        if not version_ok:
+            msg = f"bad WARC version line {buf[pos : pos + 40].splitlines()[0]!r}"
+            if not lenient:
+                raise RecordParseError(msg, offset=offset, source=self.name)
+            (<object>self)._warn("bad-version", msg, offset)
+        p = PyBytes_AS_STRING(buf)
+        raw_head = buf[pos:head_end]
+        fields_end = head_end - 2 if p[head_end - 2] == 13 else head_end - 1
+        headers = _unparsed(buf[fields_start:fields_end], lenient)
+        self._pos = head_end
+        cls = RECORD_TYPES.get(wtype) if wtype is not None else None
+        if cls is None:
+            cls = record_class(wtype or "")
+        record = cls._from_reader(version, headers, raw_head, offset, start, self.name, lenient)
+        record.member_aligned = aligned
+        if warnings:
+            for code, where in warnings:
+                (<object>self)._warn(code, f"record head: {code}", offset, record)
+        if cl_text is None or not cl_text.isdigit() and not cl_text.strip().isdigit():
+            msg = "Content-Length is missing" if cl_text is None else f"Content-Length {cl_text!r} is not a number"
+            if not lenient:
+                raise RecordParseError(msg, offset=offset, source=self.name)
+            (<object>self)._warn("bad-content-length", msg + "; block taken as empty", offset, record)
+            cl = 0
+        else:
+            pycl = int(cl_text)
+            if pycl > MAX_CONTENT_LENGTH:
+                raise RecordParseError(f"Content-Length {cl_text!r} is too large", offset=offset, source=self.name)
+            cl = pycl
+        record._content_length = cl
+        # (_set_current, inlined)
+        record._reader = self
+        record._gen = self._gen
+        self._current_ref = _ref(record)
+        self._cur_info = (offset, start, aligned, "warc", cl)
+        self._cur_block_left = cl
+        return record
