@@ -24,11 +24,12 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from .. import reader as _reader
+from ..digests import normalize_algorithm
 from ..errors import Issue, UsageError
 from ..records import WarcRecord
 from . import _keys
 from ._timestamps import digits_of, to_14_digits
-from .formats import FORMATS, CdxEntry, FormatName, header_line
+from .formats import FORMATS, CdxEntry, FormatName, _dumps, header_line
 
 __all__ = [
     "ALL_TYPES",
@@ -325,6 +326,11 @@ def _http_fast(
 def _is_post_or_put(record: WarcRecord) -> bool:
     """Whether a request record carries a POST or PUT."""
     if record.format != "arc":
+        # Most requests are GETs: their method is settled by the first bytes, without
+        # reading the WARC or HTTP head (a malformed GET head is not parsed here, so it
+        # is not reported when requests are not indexed).
+        if record.peek_block(8).startswith((b"GET ", b"HEAD ")):
+            return False
         h, _ = _field_map(record)
         size = record.content_length
         fast = _http_fast(record, size, _has_http(h, "request", size))
@@ -535,8 +541,6 @@ def _new_style_digest(cap: Capture) -> str:
     label, sep, rest = value.strip().partition(":")
     if not sep:
         return _keys.escape_field(value.strip())
-    from ..digests import normalize_algorithm
-
     return _keys.escape_field(f"{normalize_algorithm(label)}:{rest.strip()}")
 
 
@@ -583,10 +587,16 @@ def _new_style_extra(cap: Capture) -> dict[str, Any]:
 
 def new_style_entry(cap: Capture, *, unicode_host: bool = False) -> CdxEntry:
     """The new-style CDX entry of a capture."""
+    return CdxEntry.build(*_new_style_values(cap, unicode_host))
+
+
+def _new_style_values(
+    cap: Capture, unicode_host: bool
+) -> tuple[str, str, str, str, str, str, int, dict[str, Any]]:
     url = cap.url
     key = _keys.new_style_key(url + cap.key_suffix, unicode_host=unicode_host) if url else "-"
     rtype = ("arc-" + cap.type) if cap.is_arc else cap.type
-    return CdxEntry.build(
+    return (
         key,
         _w3c(cap),
         _keys.escape_field(url) if url else "-",
@@ -596,6 +606,12 @@ def new_style_entry(cap: Capture, *, unicode_host: bool = False) -> CdxEntry:
         cap.offset,
         _new_style_extra(cap),
     )
+
+
+def _new_style_line(cap: Capture, unicode_host: bool) -> str:
+    """``new_style_entry(cap).format()`` without building the entry."""
+    key, ts, url, digest, rtype, filename, offset, extra = _new_style_values(cap, unicode_host)
+    return f"{key} {ts} {url} {digest} {rtype} {filename} {offset} {_dumps(extra)}"
 
 
 def _cdxj_line(cap: Capture) -> str:
@@ -647,7 +663,7 @@ def _classic_line(cap: Capture, eleven: bool) -> str:
 def capture_line(cap: Capture, fmt: FormatName, *, unicode_host: bool = False) -> str:
     """Format a capture as one index line of *fmt* (no newline)."""
     if fmt == "cdx":
-        return new_style_entry(cap, unicode_host=unicode_host).format()
+        return _new_style_line(cap, unicode_host)
     if fmt == "cdxj":
         return _cdxj_line(cap)
     return _classic_line(cap, fmt == "cdx11")
