@@ -25,6 +25,11 @@ _unparsed = Headers._unparsed
 _HeadError = _hp.HeadError
 
 _LENIENT_HEAD_END = re.compile(rb"\n\r*\n")
+#: Decompressed bytes asked for when the reader needs a record head (the rest of a
+#: large block is then skipped inside the decoder, never copied out).
+HEAD_CHUNK = 1 << 16
+#: Decompressed bytes asked for when a caller reads a block.
+BODY_CHUNK = 1 << 20
 #: Largest Content-Length accepted (2**62 bytes: more than any file system holds).
 MAX_CONTENT_LENGTH = 1 << 62
 _ref = weakref.ref
@@ -116,15 +121,16 @@ cdef class ReaderCore:
 
     # -- buffer -----------------------------------------------------------------------
 
-    def _fill(self):
-        return self._c_fill()
+    def _fill(self, Py_ssize_t limit=65536):  # (HEAD_CHUNK)
+        """Append the next decompressed piece (at most about *limit* bytes) to the buffer."""
+        return self._c_fill(limit)
 
-    cdef bint _c_fill(self) except -1:
+    cdef bint _c_fill(self, Py_ssize_t limit=65536) except -1:  # (HEAD_CHUNK)
         cdef Py_ssize_t pos
         cdef long long end
         if self._eof:
             return False
-        chunk, boundary = self._dec.read()
+        chunk, boundary = self._dec.read(limit)
         if not chunk and boundary is None:
             self._eof = True
             return False
@@ -187,7 +193,7 @@ cdef class ReaderCore:
         cdef Py_ssize_t take, pos, avail
         if left <= 0:
             return b""
-        if self._pos >= PyBytes_GET_SIZE(self._buf) and not self._c_fill():
+        if self._pos >= PyBytes_GET_SIZE(self._buf) and not self._c_fill(BODY_CHUNK):
             (<object>self)._truncated(record)
             return b""
         avail = PyBytes_GET_SIZE(self._buf) - self._pos
@@ -229,7 +235,7 @@ cdef class ReaderCore:
                             self._bfile.append(boundary)
                     continue
             if avail == 0:
-                if not self._c_fill():
+                if not self._c_fill(BODY_CHUNK):
                     self._cur_block_left = left
                     (<object>self)._truncated(record)
                     return 0
@@ -328,6 +334,8 @@ cdef class ReaderCore:
         return self._c_read_warc_head()
 
     cdef object _c_read_warc_head(self):
+        if PyBytes_GET_SIZE(self._buf) - self._pos < 5:
+            self._c_ensure(5)  # the version line may straddle two decoder pieces
         cdef bytes buf = self._buf
         cdef Py_ssize_t pos = self._pos, search, end, head_end, k, n
         cdef long long start, offset, cl
@@ -390,7 +398,7 @@ cdef class ReaderCore:
                 raise RecordParseError(
                     "file ends inside a record head", offset=offset, source=self.name
                 )
-            search -= self._pos  # _fill rebased the buffer
+            search -= pos  # (relative to the head: _fill may have rebased the buffer)
             buf, pos = self._buf, self._pos
             search += pos
         if head_end - pos > self._max_head:

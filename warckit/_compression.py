@@ -47,8 +47,8 @@ class Decoder(Protocol):
     #: Compressed offset where the current member began.
     member_start: int
 
-    def read(self) -> tuple[bytes, int | None]:
-        """Return ``(chunk, boundary)``; ``(b"", None)`` at the end of the input."""
+    def read(self, limit: int = ...) -> tuple[bytes, int | None]:
+        """Return ``(chunk, boundary)``: at most about *limit* bytes; ``(b"", None)`` at the end."""
         ...
 
 
@@ -71,8 +71,8 @@ class PlainDecoder:
         self._chunk = chunk
         self.member_start = start
 
-    def read(self) -> tuple[bytes, int | None]:
-        return self._f.read(self._chunk), None
+    def read(self, limit: int = MAX_CHUNK) -> tuple[bytes, int | None]:
+        return self._f.read(min(limit, self._chunk)), None
 
 
 GzipDecoder: Any = load("gzipmember").GzipDecoder
@@ -167,7 +167,8 @@ class ZstdDecoder:
             dict_data=self._zstd.ZstdCompressionDict(data)
         )
 
-    def read(self) -> tuple[bytes, int | None]:
+    def read(self, limit: int = MAX_CHUNK) -> tuple[bytes, int | None]:
+        # (*limit* is not needed: each call feeds at most 16 KiB of a frame.)
         while True:
             if self._d is None:
                 if not self._in and not self._more():

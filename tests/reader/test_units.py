@@ -146,3 +146,20 @@ def test_content_decoding() -> None:
     assert DecodingReader(io.BytesIO(data), "deflate").read() == b"hello"  # Quirk: raw deflate
     brotli = pytest.importorskip("brotli")
     assert DecodingReader(io.BytesIO(brotli.compress(b"br" * 10)), "br").read() == b"br" * 10
+
+
+@pytest.mark.parametrize("piece", [7, 64, 300, 1 << 20])
+def test_heads_that_straddle_decompressed_pieces_read_the_same(piece: int) -> None:
+    """A record head split across two decoder pieces is found where it ends (regression:
+    the search restarted past the head's CRLF CRLF after the buffer was rebased)."""
+    from warckit.reader import ArchiveReader
+
+    data = b"".join(
+        b"WARC/1.0\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:x:%d>\r\n"
+        b"Content-Type: text/plain\r\nContent-Length: %d\r\n\r\n%s\r\n\r\n" % (i, 20 + i, b"x" * (20 + i))
+        for i in range(40)
+    )
+    want = [(r.offset, r.record_id, r.read_block()) for r in ArchiveReader(io.BytesIO(data))]
+    got = [(r.offset, r.record_id, r.read_block()) for r in ArchiveReader(io.BytesIO(data), _chunk=piece)]
+    assert got == want
+    assert [o for o, _, _ in want][:3] == [0, 130, 261] and len(want) == 40

@@ -29,6 +29,11 @@ _hp = load("headers")
 _unparsed = Headers._unparsed
 
 _LENIENT_HEAD_END = re.compile(rb"\n\r*\n")
+#: Decompressed bytes asked for when the reader needs a record head (the rest of a
+#: large block is then skipped inside the decoder, never copied out).
+HEAD_CHUNK = 1 << 16
+#: Decompressed bytes asked for when a caller reads a block.
+BODY_CHUNK = 1 << 20
 #: Largest Content-Length accepted (2**62 bytes: more than any file system holds).
 MAX_CONTENT_LENGTH = 1 << 62
 
@@ -132,10 +137,11 @@ class ReaderCore:
             raise StopIteration
         return record
 
-    def _fill(self) -> bool:
+    def _fill(self, limit: int = HEAD_CHUNK) -> bool:
+        """Append the next decompressed piece (at most about *limit* bytes) to the buffer."""
         if self._eof:
             return False
-        chunk, boundary = self._dec.read()
+        chunk, boundary = self._dec.read(limit)
         if not chunk and boundary is None:
             self._eof = True
             return False
@@ -185,7 +191,7 @@ class ReaderCore:
         left = self._cur_block_left
         if left <= 0:
             return b""
-        if self._pos >= len(self._buf) and not self._fill():
+        if self._pos >= len(self._buf) and not self._fill(BODY_CHUNK):
             self._truncated(record)
             return b""
         take = min(size, left, len(self._buf) - self._pos)
@@ -217,7 +223,7 @@ class ReaderCore:
                             self._bfile.append(boundary)
                     continue
             if avail == 0:
-                if not self._fill():
+                if not self._fill(BODY_CHUNK):
                     self._cur_block_left = left
                     self._truncated(record)
                     return
@@ -293,6 +299,8 @@ class ReaderCore:
             return record
 
     def _read_warc_head(self) -> WarcRecord | None:
+        if len(self._buf) - self._pos < 5:
+            self._ensure(5)  # the version line may straddle two decoder pieces
         buf, pos = self._buf, self._pos
         if not buf.startswith(b"WARC/", pos) and buf[pos : pos + 5].upper() != b"WARC/":
             where = self._base + pos
@@ -349,7 +357,7 @@ class ReaderCore:
                 raise RecordParseError(
                     "file ends inside a record head", offset=offset, source=self.name
                 )
-            search -= self._pos  # _fill rebased the buffer
+            search -= pos  # (relative to the head: _fill may have rebased the buffer)
             buf, pos = self._buf, self._pos
             search += pos
         if head_end - pos > self._max_head:
