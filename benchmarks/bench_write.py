@@ -114,13 +114,14 @@ def size_vs_zlib6(records: Records, config: dict[str, Any]) -> tuple[int, int]:
 def configurations() -> list[tuple[str, dict[str, Any]]]:
     backend = _writer.DEFAULT_GZIP_BACKEND
     level = _writer.BACKEND_DEFAULT_LEVEL[backend]
-    threads = "thread >= 256K" if _writer.THREADS_DEFAULT else "no thread"
+    threads = "worker thread" if _writer.THREADS_DEFAULT else "no thread"
     out: list[tuple[str, dict[str, Any]]] = [
         (f"DEFAULT ({backend} {level}, {threads})", {}),
         (f"{backend} {level}, no thread", {"threads": False}),
     ]
     if "libdeflate" in _writer.GZIP_BACKENDS:
-        out.append(("libdeflate 4", {"backend": "libdeflate", "level": 4}))
+        out += [(f"libdeflate {n}", {"backend": "libdeflate", "level": n})
+                for n in (4, 5, 6) if (backend, n) != ("libdeflate", level)]
     if "isal" in _writer.GZIP_BACKENDS:
         out.append(("isal 3 (old default)", {"backend": "isal", "level": 3}))
     if "zlib-ng" in _writer.GZIP_BACKENDS:

@@ -24,9 +24,11 @@ from __future__ import annotations
 import os
 import socket
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import partial
 from typing import Any, Union
 
 from . import validate as _validate
@@ -56,15 +58,30 @@ Body = Union[bytes, bytearray, memoryview, Readable, Iterable[bytes], None]
 
 _BLANK_ID = "<urn:uuid:00000000-0000-0000-0000-000000000000>"
 
+#: Most records in flight (returned to the caller, block still being compressed on
+#: the worker thread, not yet in the file). Many small records can queue up behind a
+#: large one, so the worker never waits for the caller.
+MAX_PENDING = 64
+#: Most block bytes held by the records in flight.
+MAX_PENDING_BYTES = 16 << 20
+
 _CONFORMS_TO = {
     "1.1": "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/",
     "1.0": "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.0/",
 }
 
 
-@dataclass(frozen=True, slots=True)
+_LOCATION = ("filename", "path", "offset", "length")
+
+
 class WrittenRecord:
     """Identity and location of a record the writer wrote.
+
+    Immutable. While its block is still being compressed on the writer's worker
+    thread the record is not on disk yet: it goes there, in call order, with the
+    next record the writer writes or when :meth:`WarcWriter.flush` /
+    :meth:`WarcWriter.close` runs. Reading :attr:`filename`, :attr:`path`,
+    :attr:`offset` or :attr:`length` writes it at once (waiting for its block).
 
     Attributes:
         record_id: ``<urn:uuid:…>``.
@@ -82,18 +99,106 @@ class WrittenRecord:
             when a payload digest was computed over an HTTP body.
     """
 
+    __slots__ = ("_filename", "_length", "_offset", "_path", "_settle", "block_digest", "date",
+                 "payload_convention", "payload_digest", "record_id", "segments", "target_uri",
+                 "type")
+
     record_id: str
     type: str
     target_uri: str | None
     date: str
-    filename: str
-    path: str
-    offset: int
-    length: int
-    block_digest: str | None = None
-    payload_digest: str | None = None
-    segments: int = 1
-    payload_convention: str | None = None
+    block_digest: str | None
+    payload_digest: str | None
+    segments: int
+    payload_convention: str | None
+    _filename: str
+    _path: str
+    _offset: int
+    _length: int
+    _settle: Callable[[], None] | None
+
+    def __init__(self, record_id: str, type: str, target_uri: str | None, date: str,
+                 filename: str, path: str, offset: int, length: int,
+                 block_digest: str | None = None, payload_digest: str | None = None,
+                 segments: int = 1, payload_convention: str | None = None) -> None:
+        init = object.__setattr__
+        init(self, "record_id", record_id)
+        init(self, "type", type)
+        init(self, "target_uri", target_uri)
+        init(self, "date", date)
+        init(self, "_filename", filename)
+        init(self, "_path", path)
+        init(self, "_offset", offset)
+        init(self, "_length", length)
+        init(self, "block_digest", block_digest)
+        init(self, "payload_digest", payload_digest)
+        init(self, "segments", segments)
+        init(self, "payload_convention", payload_convention)
+        init(self, "_settle", None)
+
+    def _placed(self, filename: str, path: str, offset: int, length: int) -> None:
+        """Fill in the location once the writer has written the record."""
+        init = object.__setattr__
+        init(self, "_filename", filename)
+        init(self, "_path", path)
+        init(self, "_offset", offset)
+        init(self, "_length", length)
+        init(self, "_settle", None)
+
+    def _where(self) -> None:
+        settle = self._settle
+        if settle is not None:
+            settle()
+
+    @property
+    def filename(self) -> str:
+        """Final file name (without ``.open``), the CDX ``filename`` field."""
+        self._where()
+        return self._filename
+
+    @property
+    def path(self) -> str:
+        """Final path of the file."""
+        self._where()
+        return self._path
+
+    @property
+    def offset(self) -> int:
+        """Offset of the record's gzip member / zstd frame / first byte."""
+        self._where()
+        return self._offset
+
+    @property
+    def length(self) -> int:
+        """Bytes the record occupies in the file (CDX compressed length)."""
+        self._where()
+        return self._length
+
+    def _astuple(self) -> tuple[Any, ...]:
+        return (self.record_id, self.type, self.target_uri, self.date, self.filename, self.path,
+                self.offset, self.length, self.block_digest, self.payload_digest, self.segments,
+                self.payload_convention)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"WrittenRecord is immutable (cannot set {name!r})")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"WrittenRecord is immutable (cannot delete {name!r})")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, WrittenRecord)
+        return self._astuple() == other._astuple()
+
+    def __hash__(self) -> int:
+        return hash(self._astuple())
+
+    def __repr__(self) -> str:
+        names = ("record_id", "type", "target_uri", "date", *_LOCATION, "block_digest",
+                 "payload_digest", "segments", "payload_convention")
+        args = ", ".join(f"{n}={v!r}" for n, v in zip(names, self._astuple()))
+        return f"WrittenRecord({args})"
 
 
 RecordRef = Union[WrittenRecord, str, Any]
@@ -184,6 +289,10 @@ def _slow_hash_functions(algorithm: str, encoding: str | None) -> tuple[Any, Any
     return new, fmt
 
 
+def _reraise(exc: BaseException) -> None:
+    raise exc
+
+
 def _ref_id(ref: RecordRef) -> str:
     if isinstance(ref, WrittenRecord):
         return ref.record_id
@@ -233,14 +342,15 @@ class _Series:
 class WarcWriter:
     """Write valid WARC files: warcinfo first, mandatory fields filled, rules enforced.
 
-    Not thread-safe: use one writer per thread (or a lock).
+    Not thread-safe: use one writer per thread (or a lock). Not fork-safe while
+    records are in flight: :meth:`flush` before forking.
 
     Args:
         directory: Output directory (must exist).
         prefix: File-name prefix (``{prefix}`` in the template).
         version: ``"1.1"`` (default; microsecond WARC-Date) or ``"1.0"`` (seconds).
         compression: ``"gzip"`` (default), ``"zstd"`` or ``"none"``.
-        level: Compression level: gzip per backend (libdeflate 0-12, default 6; isal
+        level: Compression level: gzip per backend (libdeflate 0-12, default 5; isal
             0-3; zlib-ng / zlib 0-9), zstd 1-22.
         zstd_dictionary: Raw zstd dictionary; written as the IIPC dictionary frame at
             the start of each ``.warc.zst`` file and used for every frame.
@@ -266,9 +376,16 @@ class WarcWriter:
         gzip_backend: ``"libdeflate"`` (default when the ``deflate`` package is
             installed), ``"isal"``, ``"zlib-ng"`` or ``"zlib"``
             (:data:`warckit.writer.GZIP_BACKENDS`). All write standard gzip members.
-        threads: Compress large blocks on a worker thread while the next steps
-            (hashing, head) run (default: when the machine has more than one CPU).
-            The output is the same either way.
+        threads: Compress on a worker thread (default: when the machine has more
+            than one CPU). With the libdeflate backend every record's head and block
+            go to a native worker thread and the method returns at once: the record
+            reaches the file, in call order, when its compression is done (checked at
+            each call; at most :data:`MAX_PENDING` records or
+            :data:`MAX_PENDING_BYTES` in flight), on :meth:`flush` / :meth:`close`,
+            or when its :class:`WrittenRecord` location is read. An error writing a
+            record in flight surfaces from a later call. Other backends compress
+            blocks of 256 KiB and more on a thread while hashing. The output is the
+            same either way.
     """
 
     def __init__(
@@ -320,6 +437,10 @@ class WarcWriter:
         items = list(warcinfo.items()) if isinstance(warcinfo, Mapping) else list(warcinfo or ())
         self._warcinfo_fields = self._info_fields(items)
         self._closed = False
+        # Records whose blocks the worker thread is compressing, oldest first:
+        # (series, encode, sink, record); written, in order, before anything else is.
+        self._pending: deque[tuple[_Series, Any, BlockSink, WrittenRecord]] = deque()
+        self._pending_bytes = 0
         common: dict[str, Any] = {
             "prefix": prefix, "template": template, "max_bytes": max_bytes,
             "max_records": max_records, "fsync": fsync, "host": self.host.split(".")[0],
@@ -359,6 +480,7 @@ class WarcWriter:
     @property
     def files(self) -> list[str]:
         """Paths of the files finished so far (all of them after :meth:`close`)."""
+        self._settle()
         out: list[str] = []
         for s in self._series.values():
             out += s.rolling.closed_files
@@ -367,6 +489,7 @@ class WarcWriter:
     @property
     def open_files(self) -> list[str]:
         """Paths (with ``.open``) of the files being written now."""
+        self._settle()
         return [s.rolling.path + ".open" for s in self._series.values() if s.rolling.path]
 
     # -- small helpers ------------------------------------------------------------------
@@ -442,6 +565,7 @@ class WarcWriter:
             block: Or the raw block (with another *content_type*).
             content_type: Content-Type of the block.
         """
+        self._settle()
         series = self._series["main"]
         if block is None:
             items = list(fields.items()) if isinstance(fields, Mapping) else list(fields or ())
@@ -537,10 +661,12 @@ class WarcWriter:
             else:
                 payload_d.update(data)
 
+        kept = False
         try:
             # While a gzip sink holds the block in memory, hashing waits until the block
-            # is complete: its compression then starts first (on a worker thread) and
-            # overlaps the hashing and head building here.
+            # is complete: with a backend other than libdeflate its compression then
+            # starts first (on a worker thread for large blocks) and overlaps the
+            # hashing and head building here; libdeflate waits for the head (below).
             held: list[tuple[bytes, bool]] = []
             if prefix:
                 sink.write(prefix)
@@ -582,13 +708,67 @@ class WarcWriter:
                     sink.write(chunk)
                 raw.close()
             bd = self._format_hash(block_d)
-            filename, offset, size = self._place(
-                series, lambda wid: series.encoder.encode(head_bytes(self.version, build(wid, bd, pd_text, length)), sink))
+            # The head as it will be if the record goes into the current file; the
+            # worker thread starts on it (and the block) now.
+            wid0 = series.warcinfo_id
+            head0 = head_bytes(self.version, build(wid0, bd, pd_text, length))
+            series.encoder.start(head0, sink)
+
+            def encode(wid: str | None) -> EncodedRecord:
+                head = head0 if wid == wid0 else head_bytes(self.version, build(wid, bd, pd_text, length))
+                return series.encoder.encode(head, sink)
+
+            if sink.pending:
+                # The worker thread compresses the block: return now and write the record
+                # once it is compressed (checked at each call), when too much is in
+                # flight, on flush / close, or when its location is asked for. The
+                # compression overlaps the caller's next records.
+                record = WrittenRecord(rid, rtype, target_uri, wdate, "", "", -1, -1, bd,
+                                       pd_text, 1, convention)
+                object.__setattr__(record, "_settle", partial(self._settle, record))
+                self._pending.append((series, encode, sink, record))
+                self._pending_bytes += length
+                kept = True
+                self._drain()
+                return record
+            self._settle()
+            filename, offset, size = self._place(series, encode)
         finally:
-            sink.close()
+            if not kept:
+                sink.close()
         return WrittenRecord(rid, rtype, target_uri, wdate, filename,
                              os.path.join(self.directory, filename), offset, size, bd, pd_text,
                              1, convention)
+
+    def _drain(self) -> None:
+        """Write the pending records that are compressed, and the oldest ones while more
+        than :data:`MAX_PENDING` records or :data:`MAX_PENDING_BYTES` are in flight."""
+        pending = self._pending
+        while pending and (len(pending) > MAX_PENDING or self._pending_bytes > MAX_PENDING_BYTES
+                           or pending[0][2].done):
+            self._write_pending()
+
+    def _settle(self, until: WrittenRecord | None = None) -> None:
+        """Write the pending records, in order: all, or up to and including *until*."""
+        pending = self._pending
+        while pending:
+            record = pending[0][3]
+            self._write_pending()
+            if record is until:
+                return
+
+    def _write_pending(self) -> None:
+        series, encode, sink, record = self._pending.popleft()
+        self._pending_bytes -= sink.length
+        try:
+            filename, offset, size = self._place(series, encode)
+        except BaseException as exc:
+            # Asking this record for its location again raises the same error.
+            object.__setattr__(record, "_settle", partial(_reraise, exc))
+            raise
+        finally:
+            sink.close()
+        record._placed(filename, os.path.join(self.directory, filename), offset, size)
 
     def _place(self, series: _Series, encode: Any) -> tuple[str, int, int]:
         """Encode with the current file's warcinfo ID, roll if it does not fit, write."""
@@ -605,6 +785,7 @@ class WarcWriter:
                         target_uri: str | None, wdate: str, pd_text: str | None,
                         convention: str | None) -> WrittenRecord:
         assert self.segment_size is not None
+        self._settle()
         total = raw.length
         seg_size = self.segment_size
         first: tuple[str, int, int, str] | None = None
@@ -988,6 +1169,7 @@ class WarcWriter:
         Raises:
             ValidationError: the record breaks a rule; nothing was written.
         """
+        self._settle()
         series = self._series["main"]
         raw_head: bytes | None = None
         if record is not None:
@@ -1013,11 +1195,13 @@ class WarcWriter:
 
     def flush(self) -> None:
         """Flush every open file to the operating system."""
+        self._settle()
         for s in self._series.values():
             s.rolling.flush()
 
     def roll(self) -> None:
         """Close the current files now; the next record starts new ones."""
+        self._settle()
         for s in self._series.values():
             s.rolling.close()
 
@@ -1025,9 +1209,13 @@ class WarcWriter:
         """Finish every file (fsync unless disabled, drop ``.open``)."""
         if self._closed:
             return
-        self._closed = True
-        for s in self._series.values():
-            s.rolling.close()
+        try:
+            self._settle()
+        finally:
+            self._closed = True
+            for s in self._series.values():
+                s.rolling.close()
+                s.encoder.close()
 
     def __enter__(self) -> WarcWriter:
         return self

@@ -202,9 +202,12 @@ class RuleTable:
     version: str
     rules: tuple[FieldRule, ...]
     by_name: Mapping[str, FieldRule] = field(default_factory=dict)
+    #: ``(lowercased name, rule)`` for every rule, in table order.
+    keyed: tuple[tuple[str, FieldRule], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by_name", {r.name.lower(): r for r in self.rules})
+        object.__setattr__(self, "keyed", tuple((r.name.lower(), r) for r in self.rules))
 
 
 def _f(*types: str) -> frozenset[str]:
@@ -320,51 +323,65 @@ def validate_headers(
     def add(code: str, severity: str, name: str, message: str) -> None:
         issues.append(Issue(code, message, severity, offset, source, name))
 
-    wtype_values = headers.all("WARC-Type")
+    # One pass over the fields: lowercased name -> values in order (what
+    # Headers.all gives, without a lookup per rule).
+    grouped: dict[str, list[str]] = {}
+    for name, value in headers.fields:
+        key = name.lower()
+        got = grouped.get(key)
+        if got is None:
+            grouped[key] = [value]
+        else:
+            got.append(value)
+
+    def first(key: str) -> str | None:
+        got = grouped.get(key)
+        return got[0] if got else None
+
+    wtype_values = grouped.get("warc-type")
     rtype = wtype_values[0].strip() if wtype_values else ""
     known = rtype in _ALL
-    counts: dict[str, int] = {}
-    for name, _value in headers:
-        counts[name.lower()] = counts.get(name.lower(), 0) + 1
-    for rule in table.rules:
-        values = headers.all(rule.name)
-        where = f"WARC {version} §{rule.section}"
+    for key, rule in table.keyed:
+        values = grouped.get(key)
         if not values:
             if known and rtype in rule.mandatory:
                 add("missing-field", "error", rule.name,
-                    f"{rule.name} is mandatory on {rtype} records ({where})")
+                    f"{rule.name} is mandatory on {rtype} records (WARC {version} §{rule.section})")
             elif not known and rule.mandatory == _ALL:
                 add("missing-field", "error", rule.name,
-                    f"{rule.name} is mandatory on every record ({where})")
+                    f"{rule.name} is mandatory on every record (WARC {version} §{rule.section})")
             continue
         if known and rtype in rule.forbidden:
             add("forbidden-field", "error", rule.name,
-                f"{rule.name} shall not appear on {rtype} records ({where})")
+                f"{rule.name} shall not appear on {rtype} records (WARC {version} §{rule.section})")
         if len(values) > 1 and not rule.repeatable:
             add("repeated-field", "error", rule.name,
-                f"{rule.name} occurs {len(values)} times; only WARC-Concurrent-To may repeat ({where})")
+                f"{rule.name} occurs {len(values)} times; only WARC-Concurrent-To may repeat "
+                f"(WARC {version} §{rule.section})")
+        syntax = rule.syntax
         for value in values:
-            problem = rule.syntax(value.strip(), version)
+            problem = syntax(value.strip(), version)
             if problem is not None:
                 severity, message = problem
-                add("bad-syntax", severity, rule.name, f"{rule.name} {value!r}: {message} ({where})")
+                add("bad-syntax", severity, rule.name,
+                    f"{rule.name} {value!r}: {message} (WARC {version} §{rule.section})")
     if not known:
         return tuple(issues)
     # Conditional rules.
     if rtype == "revisit":
-        pname = profile_name(headers.first("WARC-Profile"))
-        if headers.first("WARC-Profile") is not None and pname is None:
+        pname = profile_name(first("warc-profile"))
+        if first("warc-profile") is not None and pname is None:
             add("unknown-profile", "warning", "WARC-Profile",
                 "unrecognised revisit profile; readers shall not interpret the record (§6.7)")
-        profile = (headers.first("WARC-Profile") or "").strip().strip("<>").rstrip("/")
+        profile = (first("warc-profile") or "").strip().strip("<>").rstrip("/")
         if pname is not None and not profile.endswith("/revisit/" + pname):
             add("nonstandard-profile", "warning", "WARC-Profile",
                 f"profile URI is not the WARC 1.0/1.1 {pname} URI; matched on its suffix")
-        if pname == "identical-payload-digest" and headers.first("WARC-Payload-Digest") is None:
+        if pname == "identical-payload-digest" and first("warc-payload-digest") is None:
             add("missing-field", "error", "WARC-Payload-Digest",
                 "WARC-Payload-Digest is mandatory on identical-payload-digest revisits "
                 f"(WARC {version} §6.7.2)")
-    seg = headers.first("WARC-Segment-Number")
+    seg = first("warc-segment-number")
     if seg is not None and _DIGITS.match(seg.strip()):
         n = int(seg.strip())
         if rtype == "continuation" and n < 2:
@@ -373,11 +390,11 @@ def validate_headers(
         if rtype != "continuation" and n != 1:
             add("bad-segment-number", "error", "WARC-Segment-Number",
                 f"a first segment has WARC-Segment-Number 1, not {n} (§7)")
-    cl = headers.first("Content-Length")
+    cl = first("content-length")
     size = block_length
     if size is None and cl is not None and _DIGITS.match(cl.strip()):
         size = int(cl.strip())
-    if size and rtype != "continuation" and headers.first("Content-Type") is None:
+    if size and rtype != "continuation" and first("content-type") is None:
         add("missing-content-type", "warning", "Content-Type",
             f"a {rtype} record with a non-empty block should have a Content-Type (§5.6)")
     return tuple(issues)

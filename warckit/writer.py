@@ -6,20 +6,26 @@ into the exact bytes of one independently decompressible unit, so that every rec
 offset is a valid random-access offset (WARC 1.1 Annex D "record-at-a-time"
 compression).
 
-Gzip records are built without compressing the head and block together: the block
-(plus the closing CRLF CRLF) is one raw-deflate stream with no history, and once the
-head is known it is deflated separately with a sync flush and placed in front. Two
-raw-deflate streams, the first ending on a byte-aligned non-final block, form one
-valid deflate stream (costs ~0.4 % against one stream). Because the block's
-compression does not depend on the head, it starts as soon as the block is complete;
-a large block (:data:`THREAD_MIN`) is compressed on a worker thread while the writer
-hashes it and builds the head (hashing and the compressors release the GIL).
+Gzip records: a block held in memory (up to :data:`SPOOL_MEMORY`) is compressed by
+libdeflate together with its head, as one deflate stream, once the head is known. With
+a second CPU (``threads``, the default there) :meth:`RecordEncoder.start` hands head and
+block to a native worker thread (``_speedups/blockdeflate.pyx``: libdeflate's C library,
+no GIL) and :meth:`RecordEncoder.encode` collects the result later; the guided writer
+keeps a bounded number of records in flight so that the worker compresses while the
+caller prepares the next records, and a caller that has to wait compresses queued
+blocks itself. The other backends (and a libdeflate block longer than
+:data:`SPOOL_MEMORY`) keep the head apart: the block (plus the closing CRLF CRLF) is
+one raw-deflate stream with no history, and the head is deflated separately with a sync
+flush and placed in front (two raw-deflate streams, the first ending on a byte-aligned
+non-final block, form one valid deflate stream; ~0.5 % larger). Its compression starts
+when the block is complete; a large block (:data:`THREAD_MIN`) is compressed on a worker
+thread while the writer hashes it and builds the head.
 
-Backends (``GZIP_BACKENDS``): a block held in memory (up to :data:`SPOOL_MEMORY`)
-is compressed in one call by libdeflate (the ``deflate`` package; default when
-installed: level 6 is ~2 % smaller than zlib level 6 at ~5x its speed), isal,
-zlib-ng or zlib. Larger blocks stream through isal (or zlib-ng / zlib) in 1 MiB
-calls. See ``docs/writing.rst`` ("Compression and speed") for measurements.
+Backends (``GZIP_BACKENDS``): libdeflate (default; level 5 is ~2 % smaller than zlib
+level 6 and within 3 % of it on every content type of the benchmark corpus, at ~3x its
+speed on one CPU), isal, zlib-ng or zlib. Blocks larger than :data:`SPOOL_MEMORY`
+stream through isal (or zlib-ng / zlib) in 1 MiB calls. See ``docs/writing.rst``
+("Compression and speed") for measurements.
 """
 
 from __future__ import annotations
@@ -49,13 +55,20 @@ except ImportError:  # pragma: no cover
 
 import zlib as _stdzlib
 
+from ._speedups import load as _load_speedups
+
+#: libdeflate for whole blocks: the compiled module (libdeflate's C library, GIL
+#: released, a native worker thread) or its pure twin (the ``deflate`` package).
+_blockdeflate = _load_speedups("blockdeflate")
+_BLOCKDEFLATE_COMPILED = _blockdeflate.__name__.endswith("_c")
+
 try:  # pragma: no cover - depends on the environment
-    import deflate as _libdeflate
+    import deflate as _libdeflate  # probed here; the pure twin uses it
 
     HAVE_LIBDEFLATE = True
 except ImportError:  # pragma: no cover
     _libdeflate = None  # type: ignore[assignment]
-    HAVE_LIBDEFLATE = False
+    HAVE_LIBDEFLATE = _BLOCKDEFLATE_COMPILED
 
 try:  # pragma: no cover - depends on the environment
     from zlib_ng import zlib_ng as _zlibng
@@ -93,8 +106,10 @@ GZIP_BACKENDS = tuple(
                           ("zlib-ng", HAVE_ZLIB_NG), ("zlib", True)) if ok)
 #: The default gzip backend: libdeflate when installed, else isal, else zlib.
 DEFAULT_GZIP_BACKEND = "libdeflate" if HAVE_LIBDEFLATE else ("isal" if HAVE_ISAL else "zlib")
-#: Default level per backend (libdeflate 0-12, isal 0-3, zlib-ng / zlib 0-9).
-BACKEND_DEFAULT_LEVEL = {"libdeflate": 6, "isal": 3, "zlib-ng": 6, "zlib": 6}
+#: Default level per backend (libdeflate 0-12, isal 0-3, zlib-ng / zlib 0-9). libdeflate
+#: 5 rather than 6: as fast as warckit needs with a worker thread, and still within 3 %
+#: of zlib level 6 on every content type (level 4 is not on HTML and CSS).
+BACKEND_DEFAULT_LEVEL = {"libdeflate": 5, "isal": 3, "zlib-ng": 6, "zlib": 6}
 _BACKEND_MAX_LEVEL = {"libdeflate": 12, "isal": 3, "zlib-ng": 9, "zlib": 9}
 #: Blocks at least this large are compressed on a worker thread (when the machine has
 #: more than one CPU and the encoder was not created with ``threads=False``). Below it
@@ -202,7 +217,7 @@ def _stream_module(backend: str) -> Any:
 def _oneshot(backend: str) -> Callable[[bytes, int], bytes | bytearray]:
     """``f(data, level)``: *data* as one raw-deflate stream (no history, final block)."""
     if backend == "libdeflate":
-        return _libdeflate.deflate_compress
+        return _blockdeflate.deflate  # type: ignore[no-any-return]
     compress = _stream_module(backend).compress
 
     def f(data: bytes, level: int) -> bytes:
@@ -213,7 +228,7 @@ def _oneshot(backend: str) -> Callable[[bytes, int], bytes | bytearray]:
 
 #: The fastest CRC-32 at hand (all of them release the GIL on large inputs).
 _crc32: Callable[..., int] = (
-    _zlib.crc32 if HAVE_ISAL else (_libdeflate.crc32 if HAVE_LIBDEFLATE else _stdzlib.crc32))
+    _zlib.crc32 if HAVE_ISAL else (_blockdeflate.crc32 if HAVE_LIBDEFLATE else _stdzlib.crc32))
 
 
 def _crc_combine(crc1: int, crc2: int, len2: int) -> int:
@@ -276,10 +291,13 @@ class BlockSink:
         backend: gzip backend (one of :data:`GZIP_BACKENDS`; default
             :data:`DEFAULT_GZIP_BACKEND`).
         threads: Compress on a worker thread (default :data:`THREADS_DEFAULT`).
+        worker: The libdeflate worker to hand blocks to (``libdeflate`` backend with
+            *threads*); see :meth:`RecordEncoder.worker`.
     """
 
     def __init__(self, compression: str, level: int | None = None, *,
-                 backend: str | None = None, threads: bool | None = None) -> None:
+                 backend: str | None = None, threads: bool | None = None,
+                 worker: Any = None) -> None:
         if compression not in COMPRESSIONS:
             raise UsageError(f"unknown compression {compression!r}")
         self.compression = compression
@@ -297,12 +315,23 @@ class BlockSink:
         self._deflate: Any = None
         self._data: bytes | None = None
         self._result: Future[bytes | bytearray] | bytes | bytearray | None = None
+        self._job: Any = None
+        self._job_head: bytes | None = None
+        self._worker = worker
+        # libdeflate, block in memory: compressed together with its head once the
+        # head is known (RecordEncoder.start / encode), as one deflate stream.
+        self._joint_parts: list[bytes | memoryview] | None = None
         self.spool: Spool | None = None if self._gzip else Spool()
 
     @property
     def in_memory(self) -> bool:
         """A gzip sink still holding its raw block in memory (compressed in one call)."""
-        return self._chunks is not None or self._data is not None
+        return self._chunks is not None or self._data is not None or self._joint_parts is not None
+
+    @property
+    def joint(self) -> bool:
+        """A finished in-memory block that is deflated together with its head."""
+        return self._joint_parts is not None
 
     def write(self, data: bytes) -> None:
         """Append block bytes."""
@@ -349,8 +378,23 @@ class BlockSink:
         assert self.spool is not None
         self.spool.write(self._deflate.compress(data))
 
+    @property
+    def pending(self) -> bool:
+        """The block was handed to a worker thread (it may still be compressing it)."""
+        return self._job is not None or isinstance(self._result, Future)
+
+    @property
+    def done(self) -> bool:
+        """No compression of this block is running or queued on a worker thread."""
+        if self._job is not None:
+            return bool(self._job.done())
+        if isinstance(self._result, Future):
+            return self._result.done()
+        return True
+
     def finish(self) -> None:
-        """Append the CRLF CRLF trailer and close the block (starts its compression)."""
+        """Append the CRLF CRLF trailer and close the block (starts its compression,
+        except for a libdeflate block in memory: that waits for its head)."""
         if self.closed:
             return
         self.closed = True
@@ -359,6 +403,12 @@ class BlockSink:
             self.spool.write(_TRAILER)
             return
         chunks = self._chunks
+        if chunks is not None and self.backend == "libdeflate":
+            chunks.append(_TRAILER)
+            self._joint_parts = list(chunks)
+            self._chunks = None
+            self._pending_size = 0
+            return
         if chunks is not None:
             chunks.append(_TRAILER)
             data = b"".join(chunks)  # one copy
@@ -379,6 +429,12 @@ class BlockSink:
     def deflated(self) -> bytes | bytearray:
         """The block's raw-deflate stream (in-memory sinks; waits for the worker)."""
         self.finish()
+        if self._joint_parts is not None:
+            # Only the block (no head): the encoder deflates head and block together.
+            return bytes(_blockdeflate.deflate(b"".join(self._joint_parts), self.level))
+        if self._job is not None:
+            self._result = self._job.result()[0]
+            self._job = None
         result = self._result
         if isinstance(result, Future):
             # A worker that has not started yet (all CPUs busy) is not waited for: the
@@ -414,6 +470,9 @@ class BlockSink:
         self._pending = []
         self._data = None
         self._result = None
+        self._job = None
+        self._job_head = None
+        self._joint_parts = None
 
 
 def _stream_level(backend: str, level: int, mod: Any) -> int:
@@ -461,8 +520,9 @@ class RecordEncoder:
             every frame; written once per file as the dictionary frame.
         backend: gzip backend, one of :data:`GZIP_BACKENDS` (default
             :data:`DEFAULT_GZIP_BACKEND`). Every backend writes standard gzip members.
-        threads: Compress large blocks on a worker thread (default
-            :data:`THREADS_DEFAULT`: when there is more than one CPU).
+        threads: Compress on a worker thread (default :data:`THREADS_DEFAULT`: when
+            there is more than one CPU): libdeflate blocks handed over with
+            :meth:`start`, other backends' blocks of :data:`THREAD_MIN` and more.
     """
 
     def __init__(
@@ -491,6 +551,7 @@ class RecordEncoder:
                                  f"{self.backend} backend (0-{top})")
         else:
             self.level = level or 3
+        self._worker: Any = None
         self._head_mod = _stream_module(self.backend)
         self._head_level = _stream_level(self.backend, self.level, self._head_mod)
         self.zstd_dictionary = zstd_dictionary
@@ -514,9 +575,39 @@ class RecordEncoder:
             return dictionary_frame(self.zstd_dictionary)
         return b""
 
+    def worker(self) -> Any:
+        """The libdeflate worker thread of this encoder (``None`` unless the gzip backend
+        is libdeflate and *threads* is on); started on first use, stopped by :meth:`close`."""
+        if self._worker is None and self.threads and self.compression == "gzip" \
+                and self.backend == "libdeflate":
+            self._worker = _blockdeflate.Worker()
+        return self._worker
+
+    def close(self) -> None:
+        """Stop the worker thread (if any); a later record starts it again."""
+        if self._worker is not None:
+            self._worker.close()
+
     def sink(self) -> BlockSink:
         """A new block sink matching this encoder."""
-        return BlockSink(self.compression, self.level, backend=self.backend, threads=self.threads)
+        return BlockSink(self.compression, self.level, backend=self.backend, threads=self.threads,
+                         worker=self.worker())
+
+    def start(self, head: bytes, sink: BlockSink) -> bool:
+        """Hand *head* and the block in *sink* to the worker thread now, so that a later
+        :meth:`encode` with the same head finds them compressed. Returns whether it did
+        (only for a libdeflate sink holding its block in memory, with a worker)."""
+        sink.finish()
+        parts = sink._joint_parts
+        worker = sink._worker
+        if parts is None or worker is None or not sink.threads:
+            return False
+        data = b"".join([head, *parts])
+        sink._job = worker.submit(data, sink.level)
+        sink._job_head = head
+        # Keep the block as a view of the joined bytes: held once, not twice.
+        sink._joint_parts = [memoryview(data)[len(head):]]
+        return True
 
     def encode(self, head: bytes, sink: BlockSink) -> EncodedRecord:
         """Encode *head* followed by the block held in *sink* (the sink is finished here).
@@ -525,6 +616,20 @@ class RecordEncoder:
         (the rolling writer does that when a record moves to a new file).
         """
         sink.finish()
+        parts = sink._joint_parts
+        if parts is not None:
+            # Head and block as one deflate stream (libdeflate, in memory).
+            total = len(head) + sink.length + 4
+            job = sink._job
+            if job is not None and sink._job_head == head:
+                deflated, crc = job.result()
+            else:
+                data = b"".join([head, *parts])
+                deflated = _blockdeflate.deflate(data, sink.level)
+                crc = _crc32(data)
+            trailer = struct.pack("<II", crc & 0xFFFFFFFF, total & 0xFFFFFFFF)
+            return EncodedRecord([_GZIP_HEADER, deflated, trailer], None,
+                                 len(_GZIP_HEADER) + len(deflated) + 8)
         if self.compression == "none":
             assert sink.spool is not None
             return EncodedRecord([head, b""], sink.spool, len(head) + sink.spool.size)
