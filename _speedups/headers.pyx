@@ -253,3 +253,123 @@ def scan_head(bytes buf, Py_ssize_t pos, Py_ssize_t head_end, bint lenient):
                 last = 2
         pos = nl + 1
     return version, _valid_version(version), start, warnings, wtype, cl_text
+
+
+def field_map(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient):
+    """See warckit._speedups._headers_py.field_map."""
+    cdef dict fields = {}
+    cdef list concurrent = []
+    cdef str name, key
+    parsed, _warnings = parse_fields(buf, start, end, lenient)
+    for name, value in parsed:
+        key = name.lower()
+        if key not in fields:
+            fields[key] = value
+        if len(key) == 18 and key == "warc-concurrent-to":
+            concurrent.append(value)
+    return fields, concurrent
+
+
+cdef inline bint _crlf(const unsigned char* p, Py_ssize_t i, Py_ssize_t end):
+    return i + 1 < end and p[i] == 13 and p[i + 1] == 10
+
+
+cdef Py_ssize_t _status_line(const unsigned char* p, Py_ssize_t end):
+    """Index just past ``HTTP/x NNN [reason]\\r\\n``, or -1."""
+    cdef Py_ssize_t i
+    if end < 5 or p[0] != 72 or p[1] != 84 or p[2] != 84 or p[3] != 80 or p[4] != 47:
+        return -1
+    i = 5
+    while i < end and p[i] != 32 and p[i] != 13 and p[i] != 10:
+        i += 1
+    if i + 4 > end or p[i] != 32:
+        return -1
+    if not (49 <= p[i + 1] <= 57 and 48 <= p[i + 2] <= 57 and 48 <= p[i + 3] <= 57):
+        return -1
+    i += 4
+    if _crlf(p, i, end):
+        return i + 2
+    if i >= end or p[i] != 32:
+        return -1
+    i += 1
+    while i < end and p[i] != 13 and p[i] != 10:
+        i += 1
+    return i + 2 if _crlf(p, i, end) else -1
+
+
+cdef Py_ssize_t _request_line(const unsigned char* p, Py_ssize_t end, Py_ssize_t* method_end):
+    """Index just past ``METHOD target HTTP/x\\r\\n``, or -1."""
+    cdef Py_ssize_t i = 0, j
+    while i < end and p[i] != 32 and p[i] != 13 and p[i] != 10:
+        i += 1
+    if i == 0 or i >= end or p[i] != 32:
+        return -1
+    method_end[0] = i
+    i += 1
+    j = i
+    while i < end and p[i] != 32 and p[i] != 13 and p[i] != 10:
+        i += 1
+    if i == j or i + 6 > end or p[i] != 32:
+        return -1
+    i += 1
+    if p[i] != 72 or p[i + 1] != 84 or p[i + 2] != 84 or p[i + 3] != 80 or p[i + 4] != 47:
+        return -1
+    i += 5
+    while i < end and p[i] != 32 and p[i] != 13 and p[i] != 10:
+        i += 1
+    return i + 2 if _crlf(p, i, end) else -1
+
+
+cdef bint _TCHAR[256]
+for _i in range(256):
+    _TCHAR[_i] = chr(_i) in "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def clean_http_head(bytes buf, Py_ssize_t end):
+    """See warckit._speedups._headers_py.clean_http_head."""
+    cdef const unsigned char* p = buf
+    cdef Py_ssize_t i, j, k, method_end = 0, vs, ve, ct_s = -1, ct_e = -1
+    cdef bint is_status = True
+    if end > len(buf):
+        end = len(buf)
+    i = _status_line(p, end)
+    if i < 0:
+        is_status = False
+        i = _request_line(p, end, &method_end)
+        if i < 0:
+            return None
+    # Field lines: 1*tchar ":" *(not CR/LF) CRLF; then the empty line, ending at *end*.
+    while True:
+        if _crlf(p, i, end):
+            if i + 2 != end:
+                return None
+            break
+        j = i
+        while j < end and _TCHAR[p[j]]:
+            j += 1
+        if j == i or j >= end or p[j] != 58:
+            return None
+        k = j + 1
+        while k < end and p[k] != 13 and p[k] != 10:
+            k += 1
+        if not _crlf(p, k, end):
+            return None
+        if ct_s < 0 and j - i == 12 and _is_name(p, i, j, "content-type"):
+            ct_s = j + 1
+            ct_e = k
+        i = k + 2
+    ctype = None
+    if ct_s >= 0:
+        vs = ct_s
+        ve = ct_e
+        while vs < ve and (p[vs] == 32 or p[vs] == 9):
+            vs += 1
+        while ve > vs and (p[ve - 1] == 32 or p[ve - 1] == 9):
+            ve -= 1
+        ctype = buf[vs:ve].decode("utf-8", "surrogateescape")
+    if is_status:
+        k = 5
+        while p[k] != 32:  # the space before the status code
+            k += 1
+        return buf[k + 1 : k + 4].decode("ascii"), None, ctype
+    return None, buf[:method_end].decode("latin-1"), ctype

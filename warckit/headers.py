@@ -81,6 +81,26 @@ class Headers:
         """Every index of lowercased *key* (a scan: only needed when names repeat)."""
         return [i for i, (n, _) in enumerate(self._fields) if n.lower() == key]
 
+    def _first_values(self) -> tuple[dict[str, str], list[str]]:
+        """First value of every field by lowercased name, and every WARC-Concurrent-To.
+
+        One pass over the raw field lines when they have not been split yet (what the
+        indexer needs from every record head).
+        """
+        raw = self._raw
+        if self._flds is None and raw is not None:
+            result: tuple[dict[str, str], list[str]] = _hp.field_map(raw, 0, len(raw), self._lenient)
+            return result
+        first: dict[str, str] = {}
+        concurrent: list[str] = []
+        for name, value in self._fields:
+            key = name.lower()
+            if key not in first:
+                first[key] = value
+            if key == "warc-concurrent-to":
+                concurrent.append(value)
+        return first, concurrent
+
     @property
     def raw(self) -> bytes | None:
         """The original bytes of the field lines, or ``None`` for built or changed headers."""

@@ -147,6 +147,56 @@ def test_scan_head_example(impl) -> None:  # type: ignore[no-untyped-def]
     assert impl.scan_head(buf, 0, buf.index(b"body"), False) == ("1.1", True, 10, [], "response", "12 34")
 
 
+def _outcome(fn, *args):  # type: ignore[no-untyped-def]
+    try:
+        return ("ok", fn(*args))
+    except Exception as exc:  # noqa: BLE001 - the type and message are compared
+        return ("err", type(exc).__name__, str(exc))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_line, _name_line, st.sampled_from([b"WARC-Concurrent-To: <a>\r\n",
+                                                           b"warc-concurrent-to: <b>\r\n"])),
+                max_size=8).map(b"".join), st.booleans())
+def test_field_map_is_first_value_by_name(buf: bytes, lenient: bool) -> None:
+    """field_map agrees across twins and with parse_fields: first value per name, every Concurrent-To."""
+    results = [_outcome(impl.field_map, buf, 0, len(buf), lenient) for impl in HEADERS]
+    assert all(r == results[0] for r in results)
+    parsed = _run(HEADERS[0], buf, lenient)
+    if parsed[0] == "ok":
+        fields = parsed[1][0]
+        want: dict[str, str] = {}
+        for name, value in fields:
+            want.setdefault(name.lower(), value)
+        conc = [v for n, v in fields if n.lower() == "warc-concurrent-to"]
+        assert results[0] == ("ok", (want, conc))
+
+
+_http_first = st.one_of(
+    st.sampled_from([b"HTTP/1.1 200 OK", b"HTTP/1.0 404", b"HTTP/1.1 099 X", b"HTTP/2 301 Moved Perm",
+                     b"GET /a HTTP/1.1", b"POST http://x/?a=b HTTP/1.0", b"HTTP/1.1 abc HTTP/1.0",
+                     b"GET  /a HTTP/1.1", b"HTTP/1.1 2000 OK", b"HTTP/1.1 200 O\rK", b"get / http/1.1"]),
+    st.binary(max_size=20),
+)
+_http_line = st.one_of(
+    st.sampled_from([b"Content-Type: text/html", b"content-type:\t a/b ;c \t", b"CONTENT-TYPE:",
+                     b"Host: x", b"Bad Name: x", b"X:", b" folded", b"Content-Type : x", b"\xff: y"]),
+    st.binary(max_size=15),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_http_first, st.lists(_http_line, max_size=6), st.binary(max_size=10))
+def test_clean_http_head_twins_agree(first: bytes, lines: list[bytes], tail: bytes) -> None:
+    buf = first + b"".join(b"\r\n" + line for line in lines) + b"\r\n\r\n" + tail
+    end = buf.find(b"\r\n\r\n") + 4
+    for cut in (end, len(buf), min(end + 2, len(buf))):
+        results = [_outcome(impl.clean_http_head, buf, cut) for impl in HEADERS]
+        assert all(r == results[0] for r in results), (buf, cut)
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: a/b\r\n\r\n"
+    assert HEADERS[0].clean_http_head(head, len(head)) == ("200", None, "a/b")
+
+
 GZIP = _impls("gzipmember")
 
 

@@ -12,6 +12,8 @@ kept through ``surrogateescape`` so nothing is lost.
 
 from __future__ import annotations
 
+import re
+
 # token = 1*<any CHAR except CTLs or separators> (RFC 2616 §2.2)
 _SEPARATORS = frozenset(b'()<>@,;:\\"/[]?={} \t')
 _TOKEN = frozenset(c for c in range(33, 127) if c not in _SEPARATORS)
@@ -170,3 +172,55 @@ def scan_head(
     """
     version, ok, fields_start, _fields, warnings, wtype, cl_text = parse_head(buf, pos, head_end, lenient)
     return version, ok, fields_start, warnings, wtype, cl_text
+
+
+def field_map(buf: bytes, start: int, end: int, lenient: bool) -> tuple[dict[str, str], list[str]]:
+    """The first value of every field by lowercased name, and every WARC-Concurrent-To value.
+
+    What an indexer needs from a record head, in one pass over ``buf[start:end]`` (the
+    field lines, as for :func:`parse_fields`). Fields are read as :func:`parse_fields`
+    reads them.
+
+    Raises:
+        HeadError: as :func:`parse_fields`.
+    """
+    fields: dict[str, str] = {}
+    concurrent: list[str] = []
+    for name, value in parse_fields(buf, start, end, lenient)[0]:
+        key = name.lower()
+        if key not in fields:
+            fields[key] = value
+        if key == "warc-concurrent-to":
+            concurrent.append(value)
+    return fields, concurrent
+
+
+_TCHAR = rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]"
+_CLEAN_HTTP_HEAD = re.compile(
+    rb"(?:HTTP/[^ \r\n]* ([1-9][0-9]{2})(?: [^\r\n]*)?|([^ \r\n]+) [^ \r\n]+ HTTP/[^ \r\n]*)\r\n"
+    rb"(?:" + _TCHAR + rb"+:[^\r\n]*\r\n)*\r\n"
+)
+_HTTP_CONTENT_TYPE = re.compile(rb"\ncontent-type:([^\r\n]*)", re.IGNORECASE)
+
+
+def clean_http_head(buf: bytes, end: int) -> tuple[str | None, str | None, str | None] | None:
+    """Status, method and Content-Type of a clean HTTP head ``buf[:end]``, without parsing it.
+
+    Clean: a status line ``HTTP/x NNN [reason]`` or a request line ``METHOD target
+    HTTP/x``, then ``token:value`` lines, every line ending in CRLF, and the empty line
+    ending exactly at *end*. Anything else gives ``None`` (the full HTTP parser decides).
+
+    Returns:
+        ``(status, method, content_type)``: the 3-digit status of a response (else
+        ``None``), the method of a request (else ``None``), and the value of the first
+        Content-Type field stripped of spaces and tabs (``None`` if there is none).
+    """
+    m = _CLEAN_HTTP_HEAD.fullmatch(buf, 0, end)
+    if m is None:
+        return None
+    c = _HTTP_CONTENT_TYPE.search(buf, 0, end)
+    ctype = c.group(1).strip(b" \t").decode("utf-8", "surrogateescape") if c is not None else None
+    code = m.group(1)
+    if code is not None:
+        return code.decode("ascii"), None, ctype
+    return None, m.group(2).decode("latin-1"), ctype

@@ -18,12 +18,12 @@ import base64
 import hashlib
 import json
 import os
-import re
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
 from .. import reader as _reader
+from .._speedups import load as _load_speedup
 from ..digests import normalize_algorithm
 from ..errors import Issue, UsageError
 from ..records import WarcRecord
@@ -191,17 +191,7 @@ def _request_body(record: WarcRecord) -> bytes:
 def _field_map(record: WarcRecord) -> tuple[dict[str, str], list[str]]:
     """First value of every WARC header field by lowercased name, and every
     WARC-Concurrent-To value (one pass over the head)."""
-    fields: dict[str, str] = {}
-    concurrent: list[str] = []
-    for name, value in record.headers.fields:
-        key = name.lower()
-        if key not in fields:
-            fields[key] = value
-        elif key == "warc-concurrent-to":
-            concurrent.append(value)
-    if "warc-concurrent-to" in fields:
-        concurrent.insert(0, fields["warc-concurrent-to"])
-    return fields, concurrent
+    return record.headers._first_values()
 
 
 def _has_http(h: dict[str, str], rtype: str, size: int) -> bool:
@@ -282,17 +272,8 @@ def _capture(record: WarcRecord, filename: str, compute_digest: bool) -> Capture
     return cap
 
 
-# A clean HTTP head: a status line ``HTTP/x NNN [reason]`` or a request line ``METHOD
-# target HTTP/x``, then ``token:value`` lines, all ending in CRLF. Anything else (folded
-# or bare-LF lines, malformed names, odd start lines) takes the full parser, so the fast
-# path never accepts what the parser would reject or read differently.
-_TCHAR = rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]"
-_CLEAN_HEAD = re.compile(
-    rb"(?:HTTP/[^ \r\n]* ([1-9][0-9]{2})(?: [^\r\n]*)?|([^ \r\n]+) [^ \r\n]+ HTTP/[^ \r\n]*)\r\n"
-    rb"(?:" + _TCHAR + rb"+:[^\r\n]*\r\n)*\r\n"
-)
-_CONTENT_TYPE = re.compile(rb"\ncontent-type:([^\r\n]*)", re.IGNORECASE)
 _FAST_HEAD = 16384  # what WarcRecord.http retains first
+_clean_http_head = _load_speedup("headers").clean_http_head
 
 
 def _http_fast(
@@ -312,15 +293,14 @@ def _http_fast(
     if end < 0:
         return None
     end += 4
-    m = _CLEAN_HEAD.fullmatch(buf, 0, end)
-    if m is None:
+    # A clean head (status or request line, token:value lines, CRLF line ends): anything
+    # else (folded or bare-LF lines, malformed names, odd start lines) takes the full
+    # parser, so the fast path never accepts what the parser would reject or read differently.
+    clean = _clean_http_head(buf, end)
+    if clean is None:
         return None
-    c = _CONTENT_TYPE.search(buf, 0, end)
-    ctype = c.group(1).strip(b" \t").decode("utf-8", "surrogateescape") if c is not None else None
-    code = m.group(1)
-    if code is not None:
-        return code.decode("ascii"), None, ctype, end
-    return None, m.group(2).decode("latin-1"), ctype, end
+    status, method, ctype = clean
+    return status, method, ctype, end
 
 
 def _is_post_or_put(record: WarcRecord) -> bool:
@@ -525,6 +505,13 @@ def _ts14(cap: Capture) -> str:
 
 
 def _w3c(cap: Capture) -> str:
+    d = cap.date
+    if (
+        len(d) == 20 and d[19] == "Z" and d[4] == "-" and d[7] == "-" and d[10] == "T"
+        and d[13] == ":" and d[16] == ":" and d.isascii()
+        and (d[:4] + d[5:7] + d[8:10] + d[11:13] + d[14:16] + d[17:19]).isdigit()
+    ):
+        return d  # the common YYYY-MM-DDThh:mm:ssZ, checked without the regex
     try:
         digits_of(cap.date)
     except ValueError:
