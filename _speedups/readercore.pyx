@@ -255,12 +255,16 @@ cdef class ReaderCore:
         cdef long long left, end, stream_offset
         cdef Py_ssize_t i, n
         cdef const char* p
+        cdef long long offset
+        cdef bint aligned
         ref = self._current_ref
         if ref is None:
             return 0
+        info = self._cur_info
+        offset, stream_offset, aligned, fmt = info[0], info[1], info[2], info[3]
         record = ref()
         if record is None:
-            record = _Ghost(*self._cur_info)
+            record = _Ghost(*info)
         left = self._cur_block_left
         if left:
             if left <= PyBytes_GET_SIZE(self._buf) - self._pos:  # the rest of the block is buffered
@@ -270,7 +274,7 @@ cdef class ReaderCore:
                 self._c_skip_block(record)
         n = PyBytes_GET_SIZE(self._buf)
         p = PyBytes_AS_STRING(self._buf)
-        if record.format == "arc":
+        if fmt == "arc":
             (<object>self)._consume_arc_trailer(record)
         elif (self._pos + 4 <= n and p[self._pos] == 13 and p[self._pos + 1] == 10
               and p[self._pos + 2] == 13 and p[self._pos + 3] == 10):
@@ -278,7 +282,6 @@ cdef class ReaderCore:
         else:
             (<object>self)._consume_warc_trailer(record)
         end = self._base + self._pos
-        stream_offset = record.stream_offset
         record._stream_length = end - stream_offset
         if self.compression == "none":
             record._length = end - stream_offset
@@ -287,8 +290,8 @@ cdef class ReaderCore:
                 self._c_fill()  # learn whether a member ends right here
             i = _bisect_left(self._bstream, end)
             aligned_end = i < len(self._bstream) and <long long>self._bstream[i] == end
-            if record.member_aligned and aligned_end:
-                record._length = self._bfile[i] - record.offset
+            if aligned and aligned_end:
+                record._length = self._bfile[i] - offset
             else:
                 record.member_aligned = False
         self._gen += 1
@@ -429,26 +432,26 @@ cdef class ReaderCore:
         cls = RECORD_TYPES.get(wtype) if wtype is not None else None
         if cls is None:
             cls = record_class(wtype or "")
-        record = cls._from_reader(version, headers, raw_head, offset, start, self.name, lenient)
-        record.member_aligned = aligned
-        if warnings:
-            for code, where in warnings:
-                (<object>self)._warn(code, f"record head: {code}", offset, record)
+        cl_msg = None
         if cl_text is None or not cl_text.isdigit() and not cl_text.strip().isdigit():
-            msg = "Content-Length is missing" if cl_text is None else f"Content-Length {cl_text!r} is not a number"
+            cl_msg = "Content-Length is missing" if cl_text is None else f"Content-Length {cl_text!r} is not a number"
             if not lenient:
-                raise RecordParseError(msg, offset=offset, source=self.name)
-            (<object>self)._warn("bad-content-length", msg + "; block taken as empty", offset, record)
+                raise RecordParseError(cl_msg, offset=offset, source=self.name)
             cl = 0
         else:
             pycl = int(cl_text)
             if pycl > MAX_CONTENT_LENGTH:
                 raise RecordParseError(f"Content-Length {cl_text!r} is too large", offset=offset, source=self.name)
             cl = pycl
-        record._content_length = cl
-        # (_set_current, inlined)
-        record._reader = self
-        record._gen = self._gen
+        # (_set_current, inlined: the record is made current as it is made)
+        record = cls._from_reader(
+            version, headers, raw_head, offset, start, self.name, lenient, aligned, cl, self, self._gen
+        )
+        if warnings:
+            for code, where in warnings:
+                (<object>self)._warn(code, f"record head: {code}", offset, record)
+        if cl_msg is not None:
+            (<object>self)._warn("bad-content-length", cl_msg + "; block taken as empty", offset, record)
         self._current_ref = _ref(record)
         self._cur_info = (offset, start, aligned, "warc", cl)
         self._cur_block_left = cl

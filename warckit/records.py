@@ -184,6 +184,10 @@ class WarcRecord:
         stream_offset: int,
         source: str | None,
         lenient: bool,
+        member_aligned: bool = True,
+        content_length: int = 0,
+        reader: ArchiveReader | None = None,
+        gen: int = -1,
     ) -> WarcRecord:
         """The reader's constructor: the same state as ``__init__``, without its options."""
         self = cls.__new__(cls)
@@ -194,11 +198,11 @@ class WarcRecord:
         self.stream_offset = stream_offset
         self.source = source
         self.issues = []
-        self.member_aligned = True
+        self.member_aligned = member_aligned
         self._length = self._stream_length = None
-        self._content_length = 0
-        self._reader = None
-        self._gen = -1
+        self._content_length = content_length
+        self._reader = reader
+        self._gen = gen
         self._retained = b""
         self._pulled = 0
         self._spool = None

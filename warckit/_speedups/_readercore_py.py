@@ -387,24 +387,27 @@ class ReaderCore:
         cls = RECORD_TYPES.get(wtype) if wtype is not None else None
         if cls is None:
             cls = record_class(wtype or "")
-        record = cls._from_reader(version, headers, raw_head, offset, start, self.name, lenient)
-        record.member_aligned = aligned
-        for code, where in warnings:
-            self._warn(code, f"record head: {code}", offset, record)
+        cl_msg = None
         if cl_text is None or not cl_text.isdigit() and not cl_text.strip().isdigit():
-            msg = "Content-Length is missing" if cl_text is None else f"Content-Length {cl_text!r} is not a number"
+            cl_msg = "Content-Length is missing" if cl_text is None else f"Content-Length {cl_text!r} is not a number"
             if not lenient:
-                raise RecordParseError(msg, offset=offset, source=self.name)
-            self._warn("bad-content-length", msg + "; block taken as empty", offset, record)
+                raise RecordParseError(cl_msg, offset=offset, source=self.name)
             cl = 0
         else:
             cl = int(cl_text)
             if cl > MAX_CONTENT_LENGTH:
                 raise RecordParseError(f"Content-Length {cl_text!r} is too large", offset=offset, source=self.name)
-        record._content_length = cl
-        # (_set_current, inlined)
-        record._reader = self  # type: ignore[assignment]  # (self is the ArchiveReader)
-        record._gen = self._gen
+        # (_set_current, inlined: the record is made current as it is made)
+        record = cls._from_reader(
+            version, headers, raw_head, offset, start, self.name, lenient, aligned, cl,
+            self,  # type: ignore[arg-type]  # (self is the ArchiveReader)
+            self._gen,
+        )
+        if warnings:
+            for code, where in warnings:
+                self._warn(code, f"record head: {code}", offset, record)
+        if cl_msg is not None:
+            self._warn("bad-content-length", cl_msg + "; block taken as empty", offset, record)
         self._current_ref = weakref.ref(record)
         self._cur_info = (offset, start, aligned, "warc", cl)
         self._cur_block_left = cl
