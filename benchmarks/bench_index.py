@@ -107,6 +107,10 @@ def main() -> int:
                         help="warckit output format (default: new-style CDX)")
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _precompile import precompile
+
+    precompile()
 
     corpus = _corpus(args)
     size_mb = corpus.stat().st_size / 1e6

@@ -22,6 +22,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _precompile import precompile
+from _precompile import precompile
 from suite import READ_CONTENDERS as CONTENDERS
 
 
@@ -42,6 +44,8 @@ def main() -> None:
     ap.add_argument("--mode", choices=["headers", "payload", "all"], default="all")
     ap.add_argument("--contenders", default="isal-gunzip,fastwarc,warcio,warckit,warckit-py")
     args = ap.parse_args()
+    precompile()
+    precompile()
     names = args.contenders.split(",")
     modes = ["headers", "payload"] if args.mode == "all" else [args.mode]
     for path in args.files:
