@@ -527,6 +527,8 @@ def _new_style_digest(cap: Capture) -> str:
         value = cap.block_digest
     if not value:
         return "-"
+    if value[:5] == "sha1:" and value[5:].isalnum() and value.isascii():
+        return value  # the common case: already canonical, nothing to escape
     label, sep, rest = value.strip().partition(":")
     if not sep:
         return _keys.escape_field(value.strip())
