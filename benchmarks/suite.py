@@ -98,9 +98,8 @@ with open(PATH, "rb") as f:
 """,
     "warckit": """
 import warckit
-with warckit.open(PATH) as reader:
-    for r in reader:
-        warckit.verify_digests(r)
+for offset, report in warckit.verify_file(PATH, jobs=2):
+    pass
 """,
 }
 VERIFY_CONTENDERS["warckit-py"] = VERIFY_CONTENDERS["warckit"]

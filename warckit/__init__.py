@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from .rolling import RollingFile
     from .segments import LogicalRecord, iter_logical_records, reassemble
     from .validate import forbidden_fields, mandatory_fields, validate_headers
-    from .verify import DigestReport, verify_digests
+    from .verify import DigestReport, verify_digests, verify_file
     from .writer import RecordWriter
 
 # Writing and checking are imported on first use, so that reading starts fast.
@@ -61,7 +61,7 @@ _LAZY = {
     "RollingFile": "rolling",
     "LogicalRecord": "segments", "iter_logical_records": "segments", "reassemble": "segments",
     "forbidden_fields": "validate", "mandatory_fields": "validate", "validate_headers": "validate",
-    "DigestReport": "verify", "verify_digests": "verify",
+    "DigestReport": "verify", "verify_digests": "verify", "verify_file": "verify",
     "RecordWriter": "writer",
     "arc_to_warc": "convert.arc2warc", "crawllog_to_warc": "convert.crawllog2warc",
     "extract_all": "convert.extract_all", "recompress": "convert.recompress",
@@ -150,4 +150,5 @@ __all__ = [
     "register_type",
     "validate_headers",
     "verify_digests",
+    "verify_file",
 ]

@@ -44,3 +44,16 @@ class Frozen:
     def __repr__(self) -> str:
         inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields())
         return f"{type(self).__name__}({inner})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The default protocol sets the slots with setattr, which Frozen refuses.
+        return (_restore, (type(self), self._values()))
+
+
+def _restore(cls: type[Frozen], values: tuple[Any, ...]) -> Frozen:
+    """Unpickle a :class:`Frozen` object: its fields, without calling ``__init__``."""
+    obj = object.__new__(cls)
+    names: tuple[str, ...] = cls.__slots__
+    for name, value in zip(names, values):
+        object.__setattr__(obj, name, value)
+    return obj

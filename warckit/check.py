@@ -23,7 +23,7 @@ What is checked (each finding is an :class:`~warckit.errors.Issue` with a stable
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +33,7 @@ from .errors import HeaderParseError, Issue, ParseError
 from .http import find_head_end, parse_http_head
 from .reader import open_archive
 
-__all__ = ["FRAMING_ERRORS", "FileReport", "RecordReport", "check_file", "check_files"]
+__all__ = ["FRAMING_ERRORS", "FileReport", "RecordReport", "check_file", "check_files", "iter_check_files"]
 
 #: Reader recoveries that are errors in the file (all others are warnings).
 FRAMING_ERRORS = frozenset({
@@ -310,12 +310,43 @@ def check_file(path: str | os.PathLike[str], *, verify_digests: bool = True) -> 
     return report
 
 
+def iter_check_files(paths: Iterable[str | os.PathLike[str]], *, verify_digests: bool = True,
+                     jobs: int = 1) -> Iterator[FileReport]:
+    """Check several files, yielding their reports in the order of *paths*.
+
+    Args:
+        paths: The files.
+        verify_digests: Recompute block and payload digests.
+        jobs: Worker processes; with more than one, files are checked at once (each
+            file in one process; a report is yielded as soon as it and those before
+            it are done).
+
+    Raises:
+        OSError: a file cannot be opened (raised where the sequential run raises it).
+    """
+    names = [os.fspath(p) for p in paths]
+    if jobs <= 1 or len(names) <= 1 or not hasattr(os, "fork"):
+        for name in names:
+            yield check_file(name, verify_digests=verify_digests)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from functools import partial
+
+    with ProcessPoolExecutor(max_workers=min(jobs, len(names)),
+                             mp_context=multiprocessing.get_context("fork")) as pool:
+        yield from pool.map(partial(check_file, verify_digests=verify_digests), names)
+
+
 def check_files(paths: Iterable[str | os.PathLike[str]], *, verify_digests: bool = True,
-                progress: Callable[[str], None] | None = None) -> list[FileReport]:
-    """Check several files; *progress* is called with each path after it is done."""
+                progress: Callable[[str], None] | None = None, jobs: int = 1) -> list[FileReport]:
+    """Check several files; *progress* is called with each path after it is done.
+
+    *jobs* > 1 checks files in that many processes (see :func:`iter_check_files`).
+    """
     out = []
-    for p in paths:
-        out.append(check_file(p, verify_digests=verify_digests))
+    for report in iter_check_files(paths, verify_digests=verify_digests, jobs=jobs):
+        out.append(report)
         if progress is not None:
-            progress(os.fspath(p))
+            progress(report.path)
     return out

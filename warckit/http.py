@@ -134,7 +134,7 @@ def parse_http_head(raw: bytes, *, lenient: bool = False) -> HttpHead:
         parts = line.split(" ", 2)
         protocol = parts[0]
         code = parts[1] if len(parts) > 1 else ""
-        if len(code) != 3 or not code.isdigit():
+        if len(code) != 3 or not (code.isascii() and code.isdigit()):
             raise HttpParseError(f"bad HTTP status code {code!r}", offset=0, snippet=first)
         status = int(code)
         reason = parts[2] if len(parts) > 2 else ""

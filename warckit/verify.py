@@ -4,19 +4,44 @@ which payload convention a WARC-Payload-Digest follows.
 WARC 1.1 defines the payload of an HTTP response as the entity after removing the
 transfer-encoding; many writers (wget, Heritrix, warcio) digested the bytes as
 stored (still chunked). Both are computed in one pass over the block.
+
+:func:`verify_digests` checks one record. A block smaller than
+:data:`OFFLOAD_THRESHOLD` whose fields, HTTP head and digests are plain is checked in
+one call of a compiled helper (``_speedups/verifyfast.pyx``) on the buffered block;
+anything else streams through the general path, which gives the same report.
+:func:`verify_file` checks every record of a file, optionally in several processes.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._chunked import Dechunker
+from ._speedups import load
 from .digests import DIGEST_SIZES, Digest
-from .records import WarcRecord
+from .errors import StaleRecordError
+from .records import (
+    Continuation,
+    Conversion,
+    Metadata,
+    Request,
+    Resource,
+    Response,
+    Revisit,
+    Warcinfo,
+    WarcRecord,
+)
 
-__all__ = ["LEGACY", "WARC11", "DigestReport", "DigestResult", "verify_digests"]
+if TYPE_CHECKING:
+    from ._speedups import _verifyfast_py as _vf
+else:
+    _vf = load("verifyfast")
+
+__all__ = ["LEGACY", "WARC11", "DigestReport", "DigestResult", "verify_digests", "verify_file"]
 
 #: Payload digest over the HTTP entity after removing chunked transfer-encoding.
 WARC11 = "warc-1.1"
@@ -46,17 +71,104 @@ class DigestResult:
     reason: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class DigestReport:
-    """Results for one record; ``None`` where the record declares no such digest."""
+_REVISIT_REASON = "a revisit's payload digest names the original capture's payload"
+_CHUNK_ERROR = "malformed or truncated chunked transfer-encoding"
+#: (ok, convention, reason) of a payload verdict of the fast path (``_verifyfast_py``).
+_VERDICTS: dict[int, tuple[bool | None, str | None, str | None]] = {
+    _vf.MISMATCH: (False, None, None),
+    _vf.BOTH: (True, "both", None),
+    _vf.WARC11_OK: (True, WARC11, None),
+    _vf.LEGACY_OK: (True, LEGACY, None),
+    _vf.REVISIT: (None, None, _REVISIT_REASON),
+    _vf.MISMATCH_CHUNKS: (False, None, _CHUNK_ERROR),
+}
+_PackedReport = tuple[bytes | None, bool, bytes | None, int]
 
-    block: DigestResult | None
-    payload: DigestResult | None
+
+class DigestReport:
+    """Results for one record; ``None`` where the record declares no such digest.
+
+    Immutable; two reports are equal when their results are.
+
+    Attributes:
+        block: The check of WARC-Block-Digest.
+        payload: The check of WARC-Payload-Digest.
+    """
+
+    __slots__ = ("_block", "_packed", "_payload")
+    _block: DigestResult | None
+    _payload: DigestResult | None
+    _packed: _PackedReport | None
+
+    def __init__(self, block: DigestResult | None, payload: DigestResult | None) -> None:
+        object.__setattr__(self, "_block", block)
+        object.__setattr__(self, "_payload", payload)
+        object.__setattr__(self, "_packed", None)
+
+    @classmethod
+    def _from_packed(cls, packed: _PackedReport) -> DigestReport:
+        """A report over the fast path's result; its DigestResults are built on first use."""
+        self = cls.__new__(cls)
+        object.__setattr__(self, "_packed", packed)
+        return self
+
+    def _unpack(self) -> None:
+        packed = self._packed
+        assert packed is not None
+        block_value, block_ok, payload_value, verdict = packed
+        block = payload = None
+        if block_value is not None:
+            block = DigestResult("WARC-Block-Digest", Digest.parse(block_value.decode("ascii")), block_ok)
+        if payload_value is not None:
+            ok, convention, reason = _VERDICTS[verdict]
+            payload = DigestResult(
+                "WARC-Payload-Digest", Digest.parse(payload_value.decode("ascii")), ok, convention, reason
+            )
+        object.__setattr__(self, "_block", block)
+        object.__setattr__(self, "_payload", payload)
+        object.__setattr__(self, "_packed", None)
+
+    @property
+    def block(self) -> DigestResult | None:
+        """The check of WARC-Block-Digest, ``None`` when the record declares none."""
+        if self._packed is not None:
+            self._unpack()
+        return self._block
+
+    @property
+    def payload(self) -> DigestResult | None:
+        """The check of WARC-Payload-Digest, ``None`` when the record declares none."""
+        if self._packed is not None:
+            self._unpack()
+        return self._payload
 
     @property
     def ok(self) -> bool:
         """True unless a declared digest was checked and did not match."""
-        return not any(r is not None and r.ok is False for r in (self.block, self.payload))
+        packed = self._packed
+        if packed is not None:
+            block_value, block_ok, payload_value, verdict = packed
+            return (block_value is None or block_ok) and (
+                payload_value is None or (verdict != _vf.MISMATCH and verdict != _vf.MISMATCH_CHUNKS)
+            )
+        return not any(r is not None and r.ok is False for r in (self._block, self._payload))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("DigestReport is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, DigestReport):
+            return NotImplemented
+        return (self.block, self.payload) == (other.block, other.payload)
+
+    def __hash__(self) -> int:
+        return hash((self.block, self.payload))
+
+    def __repr__(self) -> str:
+        return f"DigestReport(block={self.block!r}, payload={self.payload!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (DigestReport, (self.block, self.payload))
 
 
 #: Blocks at least this large have their block digest computed on a worker thread.
@@ -103,11 +215,50 @@ def _hasher(d: Digest | None) -> Any:
     return hashlib.new(d.algorithm)
 
 
+#: Record classes whose ``has_http`` / ``http`` the fast path reproduces.
+_FAST_CLASSES = frozenset({Warcinfo, Request, Response, Resource, Metadata, Revisit, Conversion, Continuation})
+
+
+def _scan(record: WarcRecord) -> _PackedReport | None:
+    """The fast path: the whole block buffered, one helper call; ``None`` to stream instead."""
+    cls = type(record)
+    if cls not in _FAST_CLASSES:
+        return None
+    size = record.content_length
+    if size >= OFFLOAD_THRESHOLD:
+        return None
+    fields = record.headers.raw
+    if fields is None:
+        return None
+    try:
+        block = record.peek_block(size)
+    except StaleRecordError:
+        return None  # the streaming path raises its own error
+    if len(block) != record.content_length:
+        return None
+    type_name = cls.type_name
+    assert type_name is not None
+    return _vf.scan_record(fields, type_name, block)
+
+
 def verify_digests(record: WarcRecord) -> DigestReport:
     """Read the record's block once and check its declared digests.
 
-    The block must not have been consumed yet (or the record must be frozen).
+    The block must not have been consumed yet (or the record must be frozen). A
+    block smaller than :data:`OFFLOAD_THRESHOLD` stays readable afterwards (it was
+    buffered whole); a larger one has been consumed.
+
+    Raises:
+        HttpParseError: strict reading and the HTTP head in the block is malformed.
+        RecordParseError: strict reading and the file ends inside the block.
     """
+    packed = _scan(record)
+    if packed is not None:
+        return DigestReport._from_packed(packed)
+    return _verify_streaming(record)
+
+
+def _verify_streaming(record: WarcRecord) -> DigestReport:
     block_d = record.block_digest
     payload_d = record.payload_digest
     block_h = _hasher(block_d)
@@ -134,7 +285,7 @@ def verify_digests(record: WarcRecord) -> DigestReport:
             dechunk.feed(data, entity_h)
     chunk_error = None
     if dechunk is not None and (dechunk.failed or dechunk.state != 4):
-        chunk_error = "malformed or truncated chunked transfer-encoding"
+        chunk_error = _CHUNK_ERROR
     block_result = None
     if block_d is not None:
         block_raw = block_d.raw if block_h is not None else None
@@ -147,10 +298,7 @@ def verify_digests(record: WarcRecord) -> DigestReport:
     payload_result = None
     if payload_d is not None:
         if is_revisit:
-            payload_result = DigestResult(
-                "WARC-Payload-Digest", payload_d, None,
-                reason="a revisit's payload digest names the original capture's payload",
-            )
+            payload_result = DigestResult("WARC-Payload-Digest", payload_d, None, reason=_REVISIT_REASON)
         elif legacy_h is None or (payload_raw := payload_d.raw) is None:
             payload_result = DigestResult(
                 "WARC-Payload-Digest", payload_d, None, reason=_why_unchecked(payload_d)
@@ -178,3 +326,180 @@ def _why_unchecked(d: Digest) -> str:
     if d.algorithm not in DIGEST_SIZES:
         return f"unknown digest algorithm {d.algorithm!r}"
     return f"digest value {d.value!r} cannot be decoded"
+
+
+# -- whole files ------------------------------------------------------------------------
+
+#: Every WARC-Type a split point may start at (verification reads every record).
+_ALL_TYPES = frozenset(
+    {"warcinfo", "request", "response", "resource", "metadata", "revisit", "conversion", "continuation"}
+)
+#: What one piece yields: a record offset and its report (packed when from the fast path).
+_Item = tuple[int, "_PackedReport | DigestReport"]
+
+
+def _piece(path: str, start: int, end: int | None, reached: list[bool]) -> Iterator[_Item]:
+    """Verify the records of *path* from file offset *start* up to the record at *end*.
+
+    When no record starts exactly at *end* (the split point was not in step with the
+    records), this reads on to the end of the file. *reached* gets True appended
+    when the piece stopped at *end*.
+    """
+    from .reader import open_archive
+
+    with open_archive(path, offset=start) as reader:
+        for record in reader:
+            offset = record.offset
+            if end is not None and offset >= end:
+                if offset == end:
+                    reached.append(True)
+                    return
+                end = None
+            packed = _scan(record)
+            yield offset, packed if packed is not None else _verify_streaming(record)
+
+
+def _piece_in_worker(path: str, start: int, end: int | None) -> tuple[list[_Item], bool]:
+    """Worker process: one piece's results (a list of compact tuples) and whether it stopped at *end*."""
+    global _WORKER
+    _WORKER = None  # forked: the parent's digest thread does not exist in this process
+    reached: list[bool] = []
+    items = list(_piece(path, start, end, reached))
+    return items, bool(reached)
+
+
+def _report(item: _PackedReport | DigestReport) -> DigestReport:
+    return item if isinstance(item, DigestReport) else DigestReport._from_packed(item)
+
+
+class _Forked:
+    """One piece checked in a forked child, its pickled result coming back through a pipe.
+
+    A plain ``fork`` (no process pool): the child starts at once with everything
+    imported, and nothing but the pipe is set up.
+    """
+
+    def __init__(self, path: str, start: int, end: int | None) -> None:
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the child (exercised by the tests)
+            status = 0
+            try:
+                os.close(read_fd)
+                import pickle
+
+                try:
+                    data = pickle.dumps(_piece_in_worker(path, start, end), protocol=pickle.HIGHEST_PROTOCOL)
+                except BaseException:  # noqa: BLE001 - any failure: the parent checks this piece itself
+                    data = b""
+                    status = 1
+                with os.fdopen(write_fd, "wb") as out:
+                    out.write(data)
+            finally:
+                os._exit(status)
+        os.close(write_fd)
+        self.pid: int | None = pid
+        self._fd = read_fd
+
+    def result(self) -> tuple[list[_Item], bool] | None:
+        """The piece's results, or ``None`` when the child failed."""
+        import pickle
+
+        with os.fdopen(self._fd, "rb") as pipe:
+            data = pipe.read()
+        self._reap()
+        if not data:
+            return None
+        result: tuple[list[_Item], bool] = pickle.loads(data)
+        return result
+
+    def _reap(self) -> None:
+        if self.pid is not None:
+            os.waitpid(self.pid, 0)
+            self.pid = None
+
+    def cancel(self) -> None:
+        """Stop the child if it still runs (the caller stopped early)."""
+        if self.pid is not None:
+            import signal
+
+            try:
+                os.kill(self.pid, signal.SIGTERM)
+            except OSError:
+                pass
+            self._reap()
+            try:
+                os.close(self._fd)
+            except OSError:
+                pass
+
+
+def verify_file(
+    path: str | os.PathLike[str], *, jobs: int = 1, min_split_size: int | None = None
+) -> Iterator[tuple[int, DigestReport]]:
+    """Check the digests of every record of a file, in file order.
+
+    The same as ``verify_digests`` on each record of ``warckit.open(path)``
+    (strict reading), yielding ``(record.offset, report)``. With ``jobs`` > 1, a
+    large gzip-per-record WARC file is cut at record boundaries (as ``warckit index
+    -j`` does, see :mod:`warckit.cdx.split`) into *jobs* pieces: this process checks
+    the first while worker processes check the others; their results are yielded in
+    file order once this process gets to them (they are held in memory meanwhile:
+    a few dozen bytes per record). Other files, and every file where ``os.fork``
+    is not available, are checked in this process.
+
+    Args:
+        path: A WARC or ARC file, any compression.
+        jobs: Processes to use (this one included).
+        min_split_size: Files smaller than this (bytes) are checked in one process
+            (default: :data:`warckit.cdx.split.MIN_SPLIT_SIZE`).
+
+    Yields:
+        ``(offset, report)`` for every record.
+
+    Raises:
+        ParseError: the file is damaged where the sequential reading raises it, after
+            the reports of every record before the damage.
+
+    Example:
+        >>> import warckit
+        >>> bad = [o for o, r in warckit.verify_file("examples/sample.warc.gz", jobs=2) if not r.ok]
+    """
+    name = os.fspath(path)
+    points: list[tuple[int, int]] = []
+    if jobs > 1 and hasattr(os, "fork"):
+        from .cdx.split import split_points
+
+        points = split_points(name, jobs, _ALL_TYPES, False, min_size=min_split_size)
+    if not points:
+        for offset, item in _piece(name, 0, None, []):
+            yield offset, _report(item)
+        return
+    starts = [0] + [at for _, at in points]
+    ends: list[int | None] = [at for _, at in points]
+    ends.append(None)
+    children: list[_Forked] = []
+    try:
+        for start, end in zip(starts[1:], ends[1:]):
+            children.append(_Forked(name, start, end))
+        reached: list[bool] = []
+        for offset, item in _piece(name, starts[0], ends[0], reached):
+            yield offset, _report(item)
+        if not reached:
+            return  # the first piece read to the end of the file
+        for start, child in zip(starts[1:], children):
+            result = child.result()
+            if result is None:
+                # The piece failed (damage, most likely): check the rest here, which
+                # raises any error exactly where the sequential reading does.
+                for offset, item in _piece(name, start, None, []):
+                    yield offset, _report(item)
+                return
+            items, stopped = result
+            for offset, item in items:
+                yield offset, _report(item)
+            if not stopped:
+                return  # that piece read to the end of the file
+    finally:
+        for child in children:
+            child.cancel()

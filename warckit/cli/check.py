@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from ..check import FileReport, check_file
+from ..check import FileReport, iter_check_files
 
 __all__ = ["add_parser", "run"]
 
@@ -28,6 +28,8 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("-q", "--quiet", action="store_true", help="only print files with errors")
     p.add_argument("--no-digests", action="store_true", help="do not recompute digests")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+                   help="check N files at once, in N processes (reports keep the input order)")
     p.set_defaults(func=run)
 
 
@@ -66,8 +68,7 @@ def run(args: argparse.Namespace) -> int:
         except ImportError:
             bar = None
     failed = 0
-    for path in files:
-        report = check_file(path, verify_digests=not args.no_digests)
+    for report in iter_check_files(files, verify_digests=not args.no_digests, jobs=args.jobs):
         if not report.ok:
             failed += 1
         if bar is not None:

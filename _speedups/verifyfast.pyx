@@ -1,0 +1,363 @@
+# cython: language_level=3
+"""Compiled digest check of a buffered record (twin of ``warckit/_speedups/_verifyfast_py.py``).
+
+Same signature, results and fallbacks (``None``) as the pure twin; see its docstring
+for the rules.
+"""
+
+import hashlib
+
+from libc.string cimport memchr, memcmp
+
+MISMATCH = 0
+BOTH = 1
+WARC11_OK = 2
+LEGACY_OK = 3
+REVISIT = 4
+MISMATCH_CHUNKS = 5
+
+cdef object _sha1 = hashlib.sha1
+cdef Py_ssize_t _MAX_HTTP_HEAD = 1 << 20
+
+# token characters (RFC 2616 §2.2): 33..126 except separators
+cdef unsigned char _TOKEN[256]
+cdef signed char _B32V[256]
+cdef signed char _HEXV[256]
+
+
+cdef void _init_tables():
+    cdef int c
+    cdef bytes seps = b'()<>@,;:\\"/[]?={} \t'
+    for c in range(256):
+        _TOKEN[c] = 1 if 33 <= c <= 126 and bytes([c]) not in seps else 0
+        _B32V[c] = -1
+        _HEXV[c] = -1
+    for c in range(26):
+        _B32V[65 + c] = c
+        _B32V[97 + c] = c
+    for c in range(6):
+        _B32V[50 + c] = 26 + c
+    for c in range(10):
+        _HEXV[48 + c] = c
+    for c in range(6):
+        _HEXV[65 + c] = 10 + c
+        _HEXV[97 + c] = 10 + c
+
+
+_init_tables()
+
+
+cdef inline unsigned char _lower(unsigned char c) noexcept nogil:
+    if 65 <= c <= 90:
+        return c + 32
+    return c
+
+
+cdef bint _ieq(const unsigned char* p, Py_ssize_t n, const char* lit, Py_ssize_t m) noexcept nogil:
+    """ASCII case-insensitive ``p[:n] == lit`` (lit is lowercase)."""
+    cdef Py_ssize_t i
+    if n != m:
+        return False
+    for i in range(n):
+        if _lower(p[i]) != <unsigned char>lit[i]:
+            return False
+    return True
+
+
+cdef Py_ssize_t _find_lf(const unsigned char* p, Py_ssize_t pos, Py_ssize_t end) noexcept nogil:
+    cdef const unsigned char* hit
+    if pos >= end:
+        return -1
+    hit = <const unsigned char*>memchr(p + pos, 10, <size_t>(end - pos))
+    if hit == NULL:
+        return -1
+    return hit - p
+
+
+cdef bint _is_ws(unsigned char c) noexcept nogil:
+    return c == 32 or c == 9 or c == 13
+
+
+cdef bint _sha1_raw(const unsigned char* p, Py_ssize_t n, unsigned char* out) noexcept nogil:
+    """Decode a plain ``sha1:BASE32`` value into 20 bytes; False if it is not one."""
+    cdef Py_ssize_t colon = -1, i
+    cdef int v, bits = 0, k = 0
+    cdef unsigned int acc = 0
+    for i in range(n):
+        if p[i] == 58:
+            colon = i
+            break
+    if colon < 0 or n - colon - 1 != 32:
+        return False
+    if not (_ieq(p, colon, b"sha1", 4) or _ieq(p, colon, b"sha-1", 5) or _ieq(p, colon, b"sha_1", 5)):
+        return False
+    for i in range(colon + 1, n):
+        v = _B32V[p[i]]
+        if v < 0:
+            return False
+        acc = ((acc << 5) | <unsigned int>v) & 0xFFFF
+        bits += 5
+        if bits >= 8:
+            bits -= 8
+            out[k] = <unsigned char>((acc >> bits) & 0xFF)
+            k += 1
+    return True
+
+
+cdef int _http_head(const unsigned char* p, Py_ssize_t end) noexcept nogil:
+    """1 if the head ``p[:end]`` declares chunked coding, 0 if not, -1 if it is not plain."""
+    cdef Py_ssize_t nl, i, sp1, sp2, nsp, pos, lf, colon, fields_end, s, e, s2, last_s = 0, last_e = 0
+    cdef bint have_last = False
+    nl = _find_lf(p, 0, end)
+    if nl <= 0 or p[nl - 1] != 13:
+        return -1
+    # status line or request line: p[:nl-1]
+    if nl - 1 >= 5 and memcmp(p, b"HTTP/", 5) == 0:
+        sp1 = -1
+        for i in range(nl - 1):
+            if p[i] == 32:
+                sp1 = i
+                break
+        if sp1 < 0:
+            return -1
+        # code = text between the first and the second space (or the line end)
+        sp2 = nl - 1
+        for i in range(sp1 + 1, nl - 1):
+            if p[i] == 32:
+                sp2 = i
+                break
+        if sp2 - sp1 - 1 != 3:
+            return -1
+        for i in range(sp1 + 1, sp2):
+            if not 48 <= p[i] <= 57:
+                return -1
+    else:
+        nsp = 0
+        sp2 = -1
+        for i in range(nl - 1):
+            if p[i] == 32:
+                nsp += 1
+                sp2 = i
+        if nsp != 2 or nl - 1 - (sp2 + 1) < 5:
+            return -1
+        if not (_lower(p[sp2 + 1]) == 104 and _lower(p[sp2 + 2]) == 116 and _lower(p[sp2 + 3]) == 116
+                and _lower(p[sp2 + 4]) == 112 and p[sp2 + 5] == 47):
+            return -1
+    pos = nl + 1
+    fields_end = end - 2
+    while pos < fields_end:
+        lf = _find_lf(p, pos, fields_end)
+        if lf < 0 or lf == pos or p[lf - 1] != 13:
+            return -1
+        if p[pos] == 32 or p[pos] == 9:
+            return -1
+        colon = -1
+        for i in range(pos, lf):
+            if p[i] == 58:
+                colon = i
+                break
+        if colon <= pos:
+            return -1
+        for i in range(pos, colon):
+            if not _TOKEN[p[i]]:
+                return -1
+        if colon - pos == 17 and _ieq(p + pos, 17, b"transfer-encoding", 17):
+            for i in range(colon + 1, lf - 1):
+                if (p[i] < 32 and p[i] != 9) or p[i] > 126:
+                    return -1
+            # codings separated by commas; remember the last non-empty one
+            s = colon + 1
+            while s <= lf - 1:
+                e = s
+                while e < lf - 1 and p[e] != 44:
+                    e += 1
+                i = s
+                while i < e and (p[i] == 32 or p[i] == 9):
+                    i += 1
+                s2 = e
+                while s2 > i and (p[s2 - 1] == 32 or p[s2 - 1] == 9):
+                    s2 -= 1
+                if s2 > i:
+                    last_s = i
+                    last_e = s2
+                    have_last = True
+                s = e + 1
+        pos = lf + 1
+    if have_last and _ieq(p + last_s, last_e - last_s, b"chunked", 7):
+        return 1
+    return 0
+
+
+cdef int _dechunk(const unsigned char* p, Py_ssize_t start, Py_ssize_t n, object block_view, object h) except -2:
+    """Feed the de-chunked ``p[start:n]`` to *h*: 1 chunks well formed, 0 malformed or
+    truncated, -1 a line is not plain (fall back)."""
+    cdef Py_ssize_t i = start, j, te, s, e, k
+    cdef int state = 0
+    cdef unsigned long long size
+    update = h.update
+    while i < n:
+        j = _find_lf(p, i, n)
+        if j < 0:
+            return 0
+        if j - i > 4096:
+            return -1
+        te = j
+        while te > i and p[te - 1] == 13:
+            te -= 1
+        if state == 2:
+            if te > i:
+                return 0
+            state = 0
+            i = j + 1
+        elif state == 0:
+            e = te
+            for k in range(i, te):
+                if p[k] == 59:
+                    e = k
+                    break
+            s = i
+            # bytes.strip(): ASCII whitespace
+            while s < e and (p[s] == 32 or 9 <= p[s] <= 13):
+                s += 1
+            while e > s and (p[e - 1] == 32 or 9 <= p[e - 1] <= 13):
+                e -= 1
+            if e - s < 1 or e - s > 16:
+                return -1
+            size = 0
+            for k in range(s, e):
+                if _HEXV[p[k]] < 0:
+                    return -1
+                size = (size << 4) | <unsigned long long>_HEXV[p[k]]
+            i = j + 1
+            if size == 0:
+                state = 3
+            elif size > <unsigned long long>(n - i):
+                update(block_view[i:n])
+                return 0
+            else:
+                update(block_view[i:i + <Py_ssize_t>size])
+                i += <Py_ssize_t>size
+                state = 2
+        else:
+            if te == i:
+                return 1
+            i = j + 1
+    return 0
+
+
+def scan_record(bytes fields, str type_name, bytes block):
+    """See ``warckit/_speedups/_verifyfast_py.py``."""
+    cdef const unsigned char* f = fields
+    cdef Py_ssize_t fn = len(fields), pos = 0, nl, colon, i, vs, ve, name_len
+    cdef Py_ssize_t bv_s = -1, bv_e = -1, pv_s = -1, pv_e = -1, ct_s = -1, ct_e = -1, tu_s = -1, tu_e = -1
+    cdef unsigned char block_raw[20]
+    cdef unsigned char payload_raw[20]
+    cdef bint have_block = False, have_payload = False, is_http = False, chunked = False, legacy_ok, block_ok = False
+    cdef const unsigned char* b = block
+    cdef Py_ssize_t bn = len(block), limit, hi, end = 0, head_len = 0
+    cdef int te, chunks, verdict = -1
+    cdef object block_value = None, payload_value = None
+    while pos < fn:
+        nl = _find_lf(f, pos, fn)
+        if nl < 0 or nl == pos or f[nl - 1] != 13:
+            return None
+        if f[pos] == 32 or f[pos] == 9:
+            return None
+        colon = -1
+        for i in range(pos, nl):
+            if f[i] == 58:
+                colon = i
+                break
+        if colon <= pos:
+            return None
+        for i in range(pos, colon):
+            if not _TOKEN[f[i]]:
+                return None
+        name_len = colon - pos
+        vs = colon + 1
+        ve = nl - 1
+        while vs < ve and _is_ws(f[vs]):
+            vs += 1
+        while ve > vs and _is_ws(f[ve - 1]):
+            ve -= 1
+        if name_len == 17 and bv_s < 0 and _ieq(f + pos, 17, b"warc-block-digest", 17):
+            bv_s, bv_e = vs, ve
+        elif name_len == 19 and pv_s < 0 and _ieq(f + pos, 19, b"warc-payload-digest", 19):
+            pv_s, pv_e = vs, ve
+        elif name_len == 12 and ct_s < 0 and _ieq(f + pos, 12, b"content-type", 12):
+            ct_s, ct_e = vs, ve
+        elif name_len == 15 and tu_s < 0 and _ieq(f + pos, 15, b"warc-target-uri", 15):
+            tu_s, tu_e = vs, ve
+        pos = nl + 1
+    if bv_s >= 0 and bv_e > bv_s:
+        if not _sha1_raw(f + bv_s, bv_e - bv_s, block_raw):
+            return None
+        have_block = True
+        block_value = fields[bv_s:bv_e]
+    if pv_s >= 0 and pv_e > pv_s:
+        if not _sha1_raw(f + pv_s, pv_e - pv_s, payload_raw):
+            return None
+        have_payload = True
+        payload_value = fields[pv_s:pv_e]
+    # Is the block an HTTP message?
+    if ct_s >= 0 and ct_e - ct_s >= 16 and _ieq(f + ct_s, 16, b"application/http", 16):
+        is_http = True
+    elif tu_s >= 0 and tu_e > tu_s and bn > 0 and type_name in ("response", "request", "revisit"):
+        if f[tu_s] == 60:
+            if f[tu_e - 1] != 62:
+                return None
+            if tu_e - tu_s >= 2:
+                tu_s += 1
+                tu_e -= 1
+            else:
+                return None  # "<": the pure twin falls back the same way
+        elif f[tu_s] < 33 or f[tu_s] > 126:
+            return None
+        is_http = (tu_e - tu_s >= 5 and _ieq(f + tu_s, 5, b"http:", 5)) or (
+            tu_e - tu_s >= 6 and _ieq(f + tu_s, 6, b"https:", 6))
+    if is_http:
+        limit = bn if bn < _MAX_HTTP_HEAD else _MAX_HTTP_HEAD
+        # The first CRLF CRLF, unless a bare LF LF comes before it (find_head_end).
+        hi = -1
+        i = _find_lf(b, 0, limit - 1)
+        while i >= 0:
+            if b[i + 1] == 10:
+                break  # LF LF first: fall back
+            if i >= 1 and b[i - 1] == 13 and i + 2 < limit and b[i + 1] == 13 and b[i + 2] == 10:
+                hi = i - 1
+                break
+            i = _find_lf(b, i + 1, limit - 1)
+        if hi < 0:
+            return None
+        end = hi + 4
+        te = _http_head(b, end)
+        if te < 0:
+            return None
+        chunked = te == 1
+        head_len = end
+    cdef bytes digest
+    view = memoryview(block)
+    if have_block:
+        digest = _sha1(view).digest()
+        block_ok = memcmp(<const char*>digest, block_raw, 20) == 0
+    if have_payload:
+        if type_name == "revisit":
+            verdict = REVISIT
+        else:
+            digest = _sha1(view[head_len:]).digest()
+            legacy_ok = memcmp(<const char*>digest, payload_raw, 20) == 0
+            if not chunked:
+                verdict = BOTH if legacy_ok else MISMATCH
+            else:
+                entity = _sha1()
+                chunks = _dechunk(b, head_len, bn, view, entity)
+                if chunks < 0:
+                    return None
+                digest = entity.digest()
+                if chunks == 1 and memcmp(<const char*>digest, payload_raw, 20) == 0:
+                    verdict = WARC11_OK
+                elif legacy_ok:
+                    verdict = LEGACY_OK
+                else:
+                    verdict = MISMATCH if chunks == 1 else MISMATCH_CHUNKS
+    return (block_value, block_ok, payload_value, verdict)

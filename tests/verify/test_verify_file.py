@@ -1,0 +1,181 @@
+"""verify_file: the same reports and errors as verify_digests record by record, in one
+process or several."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from corpus_paths import CORPUS
+
+import warckit
+from warckit import verify
+from warckit.errors import WarckitError
+
+BENCH = Path("/tmp/wb2")
+
+
+def _sequential(path: Path) -> tuple[list[tuple[int, verify.DigestReport]], str | None]:
+    """The reference: the streaming path on every record, and the error that stops it."""
+    out = []
+    try:
+        with warckit.open(path) as reader:
+            for record in reader:
+                out.append((record.offset, verify._verify_streaming(record)))
+    except WarckitError as exc:
+        return out, f"{type(exc).__name__}: {exc}"
+    return out, None
+
+
+def _run(path: Path, **kwargs: int) -> tuple[list[tuple[int, verify.DigestReport]], str | None]:
+    out: list[tuple[int, verify.DigestReport]] = []
+    try:
+        out.extend(verify.verify_file(path, **kwargs))
+    except WarckitError as exc:
+        return out, f"{type(exc).__name__}: {exc}"
+    return out, None
+
+
+def _corpus_files() -> list[Path]:
+    if not CORPUS.is_dir():
+        return []
+    return sorted(p for p in CORPUS.rglob("*") if p.is_file() and (".warc" in p.name or ".arc" in p.name))
+
+
+@pytest.mark.parametrize("path", _corpus_files(), ids=lambda p: str(p.relative_to(CORPUS)))
+def test_corpus_file_matches_record_by_record(path: Path) -> None:
+    expected = _sequential(path)
+    assert _run(path) == expected
+    assert _run(path, jobs=2, min_split_size=0) == expected
+
+
+def _prefix(src: Path, dest: Path, records: int) -> Path:
+    """The first *records* records of a gzip-per-record file (cut at a member start)."""
+    if not src.exists():
+        pytest.skip(f"{src} not available")
+    with warckit.open(src) as reader:
+        for i, record in enumerate(reader):
+            if i == records:
+                cut = record.offset
+                break
+        else:
+            pytest.skip("corpus too small")
+    with open(src, "rb") as fin, open(dest, "wb") as fout:
+        fout.write(fin.read(cut))
+    return dest
+
+
+@pytest.mark.parametrize("mix", ["domain", "cc", "small"])
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_bench_corpus_prefix_in_pieces(tmp_path: Path, mix: str, jobs: int) -> None:
+    path = _prefix(BENCH / f"{mix}-300.warc.gz", tmp_path / f"{mix}.warc.gz", 600)
+    from warckit.cdx.split import split_points
+
+    assert len(split_points(str(path), jobs, verify._ALL_TYPES, False, min_size=0)) == jobs - 1
+    expected, error = _sequential(path)
+    assert error is None and len(expected) == 600
+    got = list(verify.verify_file(path, jobs=jobs, min_split_size=0))
+    assert got == expected
+    assert [r.ok for _, r in got] == [r.ok for _, r in expected]
+    assert sum(r.block is not None for _, r in got) > 100  # real digests were checked
+
+
+def test_damage_in_a_later_piece_raises_where_the_sequential_reading_does(tmp_path: Path) -> None:
+    path = _prefix(BENCH / "small-300.warc.gz", tmp_path / "small.warc.gz", 400)
+    data = bytearray(path.read_bytes())
+    at = len(data) * 3 // 4
+    data[at : at + 64] = b"\x00" * 64  # inside a deflate stream of the second half
+    path.write_bytes(bytes(data))
+    expected, error = _sequential(path)
+    assert error is not None
+    assert _run(path, jobs=2, min_split_size=0) == (expected, error)
+
+
+def test_split_point_out_of_step_falls_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _prefix(BENCH / "cc-300.warc.gz", tmp_path / "cc.warc.gz", 300)
+    expected = _sequential(path)
+    from warckit.cdx import split
+
+    size = path.stat().st_size
+    monkeypatch.setattr(split, "split_points", lambda *a, **k: [(size // 2 - 7, size // 2 - 3)])
+    assert _run(path, jobs=2) == expected
+
+
+def test_failed_child_is_reported_and_early_stop_reaps_children(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    assert verify._Forked(str(tmp_path / "missing.warc.gz"), 0, None).result() is None
+    started: list[tuple[verify._Forked, int]] = []
+
+    class Recorded(verify._Forked):
+        def __init__(self, *args: object) -> None:
+            super().__init__(*args)  # type: ignore[arg-type]
+            assert self.pid is not None
+            started.append((self, self.pid))
+
+    monkeypatch.setattr(verify, "_Forked", Recorded)
+    path = _prefix(BENCH / "cc-300.warc.gz", tmp_path / "cc.warc.gz", 300)
+    it = verify.verify_file(path, jobs=3, min_split_size=0)
+    assert next(it)[0] == 0
+    it.close()  # the children are stopped and reaped
+    assert len(started) == 2
+    for child, pid in started:
+        assert child.pid is None
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+
+
+def test_uncompressed_file_is_checked_in_one_piece(tmp_path: Path) -> None:
+    src = CORPUS / "warcio/example-iana.org-chunked.warc"
+    if not src.exists():
+        pytest.skip("corpus not available")
+    path = tmp_path / "x.warc"
+    shutil.copy(src, path)
+    got = list(verify.verify_file(path, jobs=2, min_split_size=0))
+    assert got == _sequential(path)[0]
+    reports = [r for _, r in got if r.payload is not None]
+    assert reports and reports[0].payload is not None and reports[0].payload.convention == "legacy"
+
+
+def test_reports_pickle_and_compare_by_value() -> None:
+    import pickle
+
+    path = CORPUS / "warcio/example-iana.org-chunked.warc"
+    if not path.exists():
+        pytest.skip("corpus not available")
+    with warckit.open(path) as reader:
+        reports = [verify.verify_digests(r) for r in reader]
+    assert any(r.payload is not None for r in reports)
+    for report in reports:
+        copy = pickle.loads(pickle.dumps(report))
+        assert copy == report and hash(copy) == hash(report) and repr(copy) == repr(report)
+        with pytest.raises(AttributeError):
+            report.block = None  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("mix", ["domain", "small"])
+def test_worker_piece_comes_back_whole(tmp_path: Path, mix: str) -> None:
+    """A piece checked in a worker process returns its results (no silent fallback)."""
+    path = _prefix(BENCH / f"{mix}-300.warc.gz", tmp_path / f"{mix}.warc.gz", 300)
+    here = list(verify._piece(str(path), 0, None, []))
+    result = verify._Forked(str(path), 0, None).result()
+    assert result is not None
+    items, stopped = result
+    assert not stopped
+    assert [(o, verify._report(i)) for o, i in items] == [(o, verify._report(i)) for o, i in here]
+    assert any(isinstance(i, tuple) for _, i in items)  # the fast path's compact results
+
+
+def test_worker_returns_streamed_reports(monkeypatch: pytest.MonkeyPatch) -> None:
+    src = CORPUS / "warcio/example-iana.org-chunked.warc"
+    if not src.exists():
+        pytest.skip("corpus not available")
+    monkeypatch.setattr(verify, "_scan", lambda record: None)  # every record streams (forked: inherited)
+    result = verify._Forked(str(src), 0, None).result()
+    assert result is not None
+    items, _ = result
+    assert all(isinstance(i, verify.DigestReport) for _, i in items)
+    assert [(o, verify._report(i)) for o, i in items] == _sequential(src)[0]
