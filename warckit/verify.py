@@ -338,15 +338,18 @@ _ALL_TYPES = frozenset(
 _Item = tuple[int, "_PackedReport | DigestReport"]
 
 
-def _piece(path: str, start: int, end: int | None, reached: list[bool]) -> Iterator[_Item]:
+def _piece(path: str, start: int, end: int | None, reached: list[bool], compact: bool = False) -> Iterator[_Item]:
     """Verify the records of *path* from file offset *start* up to the record at *end*.
 
     When no record starts exactly at *end* (the split point was not in step with the
     records), this reads on to the end of the file. *reached* gets True appended
-    when the piece stopped at *end*.
+    when the piece stopped at *end*. With *compact*, the fast path's results are
+    yielded as they are (tuples, for a worker to send), else as reports.
     """
     from .reader import open_archive
 
+    scan = _scan
+    wrap = DigestReport._from_packed
     with open_archive(path, offset=start) as reader:
         for record in reader:
             offset = record.offset
@@ -355,8 +358,13 @@ def _piece(path: str, start: int, end: int | None, reached: list[bool]) -> Itera
                     reached.append(True)
                     return
                 end = None
-            packed = _scan(record)
-            yield offset, packed if packed is not None else _verify_streaming(record)
+            packed = scan(record)
+            if packed is None:
+                yield offset, _verify_streaming(record)
+            elif compact:
+                yield offset, packed
+            else:
+                yield offset, wrap(packed)
 
 
 def _piece_in_worker(path: str, start: int, end: int | None) -> tuple[list[_Item], bool]:
@@ -364,7 +372,7 @@ def _piece_in_worker(path: str, start: int, end: int | None) -> tuple[list[_Item
     global _WORKER
     _WORKER = None  # forked: the parent's digest thread does not exist in this process
     reached: list[bool] = []
-    items = list(_piece(path, start, end, reached))
+    items = list(_piece(path, start, end, reached, compact=True))
     return items, bool(reached)
 
 
@@ -472,8 +480,7 @@ def verify_file(
 
         points = split_points(name, jobs, _ALL_TYPES, False, min_size=min_split_size)
     if not points:
-        for offset, item in _piece(name, 0, None, []):
-            yield offset, _report(item)
+        yield from _piece(name, 0, None, [])  # type: ignore[misc]  # reports (not compact)
         return
     starts = [0] + [at for _, at in points]
     ends: list[int | None] = [at for _, at in points]
@@ -483,8 +490,7 @@ def verify_file(
         for start, end in zip(starts[1:], ends[1:]):
             children.append(_Forked(name, start, end))
         reached: list[bool] = []
-        for offset, item in _piece(name, starts[0], ends[0], reached):
-            yield offset, _report(item)
+        yield from _piece(name, starts[0], ends[0], reached)  # type: ignore[misc]
         if not reached:
             return  # the first piece read to the end of the file
         for start, child in zip(starts[1:], children):
@@ -492,8 +498,7 @@ def verify_file(
             if result is None:
                 # The piece failed (damage, most likely): check the rest here, which
                 # raises any error exactly where the sequential reading does.
-                for offset, item in _piece(name, start, None, []):
-                    yield offset, _report(item)
+                yield from _piece(name, start, None, [])  # type: ignore[misc]
                 return
             items, stopped = result
             for offset, item in items:
