@@ -88,11 +88,8 @@ _PackedReport = tuple[bytes | None, bool, bytes | None, int]
 class DigestReport:
     """Results for one record; ``None`` where the record declares no such digest.
 
-    Immutable; two reports are equal when their results are.
-
-    Attributes:
-        block: The check of WARC-Block-Digest.
-        payload: The check of WARC-Payload-Digest.
+    Immutable; two reports are equal when their results (:attr:`block`,
+    :attr:`payload`) are.
     """
 
     __slots__ = ("_block", "_packed", "_payload")
