@@ -105,6 +105,28 @@ cdef inline job_t* _pop(shared_t* s) noexcept nogil:
     return j
 
 
+cdef void _cancel_or_wait(shared_t* s, job_t* j) noexcept nogil:
+    """Take *j* off the queue if it has not started, else wait for it to finish."""
+    cdef job_t* prev = NULL
+    cdef job_t* cur
+    pthread_mutex_lock(&s.lock)
+    cur = s.head
+    while cur != NULL and cur != j:
+        prev = cur
+        cur = cur.next
+    if cur != NULL:
+        if prev == NULL:
+            s.head = j.next
+        else:
+            prev.next = j.next
+        if s.tail == j:
+            s.tail = prev
+        j.done = 1
+    while not j.done:
+        pthread_cond_wait(&s.finished, &s.lock)
+    pthread_mutex_unlock(&s.lock)
+
+
 cdef inline void _finished(shared_t* s, job_t* j) noexcept nogil:
     pthread_mutex_lock(&s.lock)
     j.done = 1
@@ -212,13 +234,11 @@ cdef class Job:
         cdef job_t* j = self._j
         cdef shared_t* s
         if j != NULL:
-            if not j.done:
-                s = self._worker._s
-                with nogil:
-                    pthread_mutex_lock(&s.lock)
-                    while not j.done:
-                        pthread_cond_wait(&s.finished, &s.lock)
-                    pthread_mutex_unlock(&s.lock)
+            s = self._worker._s
+            with nogil:
+                # Nobody wants the result: a queued job is dropped, a running one
+                # finished (it writes into j).
+                _cancel_or_wait(s, j)
             free(j.dst)
             free(j)
             self._j = NULL

@@ -1217,6 +1217,15 @@ class WarcWriter:
                 s.rolling.close()
                 s.encoder.close()
 
+    def __del__(self) -> None:
+        # A writer dropped without close(): its records in flight still reach the
+        # (.open) file, as they would have without the worker thread. Best effort.
+        if getattr(self, "_pending", None) and not getattr(self, "_closed", True):
+            try:
+                self._settle()
+            except Exception:  # noqa: BLE001, S110 - nobody to report to in a finalizer
+                pass
+
     def __enter__(self) -> WarcWriter:
         return self
 

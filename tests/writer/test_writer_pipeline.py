@@ -123,3 +123,14 @@ def test_written_record_is_immutable_and_comparable(tmp_path: Path) -> None:
                          r.length, r.block_digest, r.payload_digest)
     assert same == r and hash(same) == hash(r)
     assert repr(r).startswith("WrittenRecord(record_id=") and f"offset={r.offset}" in repr(r)
+
+
+def test_dropped_writer_still_writes_its_records_in_flight(tmp_path: Path) -> None:
+    import gc
+
+    w = WarcWriter(tmp_path, fsync=False)
+    rid = w.resource("file:///a", b"a" * 5000, content_type="text/plain").record_id
+    del w
+    gc.collect()
+    (path,) = tmp_path.glob("*.warc.gz.open")
+    assert [r.record_id for r in warckit.open(path)][1:] == [rid]
