@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 
-from ._speedups import load
+from ._speedups import load, pure
 from .errors import DuplicateHeaderError
 
 __all__ = ["Headers"]
 
 _hp = load("headers")
+_first_values = pure("headers").first_values  # (over fields already parsed)
 
 
 class Headers:
@@ -91,15 +92,8 @@ class Headers:
         if self._flds is None and raw is not None:
             result: tuple[dict[str, str], list[str]] = _hp.field_map(raw, 0, len(raw), self._lenient)
             return result
-        first: dict[str, str] = {}
-        concurrent: list[str] = []
-        for name, value in self._fields:
-            key = name.lower()
-            if key not in first:
-                first[key] = value
-            if key == "warc-concurrent-to":
-                concurrent.append(value)
-        return first, concurrent
+        parsed: tuple[dict[str, str], list[str]] = _first_values(self._fields)
+        return parsed
 
     @property
     def raw(self) -> bytes | None:

@@ -13,6 +13,7 @@ kept through ``surrogateescape`` so nothing is lost.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 # token = 1*<any CHAR except CTLs or separators> (RFC 2616 §2.2)
 _SEPARATORS = frozenset(b'()<>@,;:\\"/[]?={} \t')
@@ -184,15 +185,20 @@ def field_map(buf: bytes, start: int, end: int, lenient: bool) -> tuple[dict[str
     Raises:
         HeadError: as :func:`parse_fields`.
     """
-    fields: dict[str, str] = {}
+    return first_values(parse_fields(buf, start, end, lenient)[0])
+
+
+def first_values(fields: Iterable[tuple[str, str]]) -> tuple[dict[str, str], list[str]]:
+    """:func:`field_map` of fields already parsed."""
+    first: dict[str, str] = {}
     concurrent: list[str] = []
-    for name, value in parse_fields(buf, start, end, lenient)[0]:
+    for name, value in fields:
         key = name.lower()
-        if key not in fields:
-            fields[key] = value
+        if key not in first:
+            first[key] = value
         if key == "warc-concurrent-to":
             concurrent.append(value)
-    return fields, concurrent
+    return first, concurrent
 
 
 _TCHAR = rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]"
