@@ -14,10 +14,7 @@ building blocks of the composable rules in :mod:`warckit.url.canonicalize`.
 from __future__ import annotations
 
 import re
-import socket
 from collections.abc import Callable
-
-import idna as _idna
 
 from ..errors import UrlError
 
@@ -143,6 +140,8 @@ def attempt_ip(host: bytes) -> bytes | None:
     Raises:
         UrlError: The host is a number too long to convert.
     """
+    import socket  # (rare: numeric hosts only; keeps the module quick to import)
+
     if host.isdigit():
         try:
             value = int(host)
@@ -184,6 +183,8 @@ def idna2008_host(host: bytes) -> bytes:
     Raises:
         UrlError: Not UTF-8, an empty inner label, or a label IDNA 2008 rejects.
     """
+    import idna as _idna  # (rare: non-ASCII hosts only; keeps the module quick to import)
+
     shown = host.decode("utf-8", "replace")
     try:
         mapped = _idna.uts46_remap(host.decode("utf-8"), std3_rules=False, transitional=False)

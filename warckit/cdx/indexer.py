@@ -15,7 +15,6 @@ resource/metadata records are skipped) and its payload digest for records that l
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import os
 from collections.abc import Callable, Collection, Iterable, Iterator
@@ -165,6 +164,8 @@ def _unbracket(value: str | None) -> str | None:
 
 
 def _sha1_payload(record: WarcRecord) -> str:
+    import hashlib  # (only pywb formats compute digests; keeps start-up quick)
+
     hasher = hashlib.sha1()
     stream = record.payload_stream()
     while True:

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-import idna as _idna
-
 from .._speedups._surt_py import idna2003_host, idna2008_host, unescape_repeatedly
 from ..errors import UrlError
 
@@ -72,6 +70,8 @@ def label_to_unicode(label: str) -> str:
     """
     if label[:4].lower() != "xn--":
         return label
+    import idna as _idna  # (only for punycode labels; keeps start-up quick)
+
     try:
         return _idna.ulabel(label)
     except (_idna.IDNAError, UnicodeError, ValueError):
