@@ -111,3 +111,21 @@ def test_tasks_cover_the_file(generated: Path, monkeypatch: pytest.MonkeyPatch) 
     assert tasks[0][1:3] == (0, 0) and tasks[0][3] == tasks[1][2] and tasks[1][1] < tasks[1][2]
     assert tasks[1][3] is None
     assert _build._tasks([str(generated)], IndexOptions(lenient=True), 2) == [(str(generated), 0, 0, None)]
+
+
+@pytest.mark.parametrize("failing", ["child", "parent"])
+def test_failed_piece_is_reindexed(generated: Path, monkeypatch: pytest.MonkeyPatch, failing: str) -> None:
+    """A piece whose process fails (the forked child's or this one's) is indexed again here."""
+    options = IndexOptions()
+    one = _write(generated, options, 1)
+    monkeypatch.setattr(_split, "MIN_SPLIT_SIZE", 0)
+    real = _build._index_to_file
+
+    def flaky(path, options, tmpdir, read_from=0, start=0, end=None):  # type: ignore[no-untyped-def]
+        if (start == 0) == (failing == "child"):  # the first piece runs in the child
+            raise RuntimeError("piece failed")
+        return real(path, options, tmpdir, read_from, start, end)
+
+    monkeypatch.setattr(_build, "_index_to_file", flaky)
+    assert len(_build._tasks([str(generated)], options, 2)) == 2
+    assert _write(generated, options, 2) == one
