@@ -27,7 +27,7 @@ _HeadError = _hp.HeadError
 _LENIENT_HEAD_END = re.compile(rb"\n\r*\n")
 #: Decompressed bytes asked for when the reader needs a record head (the rest of a
 #: large block is then skipped inside the decoder, never copied out).
-HEAD_CHUNK = 1 << 16
+HEAD_CHUNK = 1 << 14
 #: Decompressed bytes asked for when a caller reads a block.
 BODY_CHUNK = 1 << 20
 #: Largest Content-Length accepted (2**62 bytes: more than any file system holds).
@@ -121,11 +121,11 @@ cdef class ReaderCore:
 
     # -- buffer -----------------------------------------------------------------------
 
-    def _fill(self, Py_ssize_t limit=65536):  # (HEAD_CHUNK)
+    def _fill(self, Py_ssize_t limit=16384):  # (HEAD_CHUNK)
         """Append the next decompressed piece (at most about *limit* bytes) to the buffer."""
         return self._c_fill(limit)
 
-    cdef bint _c_fill(self, Py_ssize_t limit=65536) except -1:  # (HEAD_CHUNK)
+    cdef bint _c_fill(self, Py_ssize_t limit=16384) except -1:  # (HEAD_CHUNK)
         cdef Py_ssize_t pos
         cdef long long end
         if self._eof:
@@ -193,7 +193,7 @@ cdef class ReaderCore:
         cdef Py_ssize_t take, pos, avail
         if left <= 0:
             return b""
-        if self._pos >= PyBytes_GET_SIZE(self._buf) and not self._c_fill(BODY_CHUNK):
+        if self._pos >= PyBytes_GET_SIZE(self._buf) and not self._c_fill(min(max(size, HEAD_CHUNK), BODY_CHUNK)):
             (<object>self)._truncated(record)
             return b""
         avail = PyBytes_GET_SIZE(self._buf) - self._pos

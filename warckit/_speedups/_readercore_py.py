@@ -31,7 +31,7 @@ _unparsed = Headers._unparsed
 _LENIENT_HEAD_END = re.compile(rb"\n\r*\n")
 #: Decompressed bytes asked for when the reader needs a record head (the rest of a
 #: large block is then skipped inside the decoder, never copied out).
-HEAD_CHUNK = 1 << 16
+HEAD_CHUNK = 1 << 14
 #: Decompressed bytes asked for when a caller reads a block.
 BODY_CHUNK = 1 << 20
 #: Largest Content-Length accepted (2**62 bytes: more than any file system holds).
@@ -191,7 +191,7 @@ class ReaderCore:
         left = self._cur_block_left
         if left <= 0:
             return b""
-        if self._pos >= len(self._buf) and not self._fill(BODY_CHUNK):
+        if self._pos >= len(self._buf) and not self._fill(min(max(size, HEAD_CHUNK), BODY_CHUNK)):
             self._truncated(record)
             return b""
         take = min(size, left, len(self._buf) - self._pos)
