@@ -484,8 +484,12 @@ def verify_file(
     ends.append(None)
     children: list[_Forked] = []
     try:
-        for start, end in zip(starts[1:], ends[1:]):
-            children.append(_Forked(name, start, end))
+        try:
+            for start, end in zip(starts[1:], ends[1:]):
+                children.append(_Forked(name, start, end))
+        except OSError:  # no more processes: check the whole file here
+            yield from _piece(name, 0, None, [])  # type: ignore[misc]
+            return
         reached: list[bool] = []
         yield from _piece(name, starts[0], ends[0], reached)  # type: ignore[misc]
         if not reached:

@@ -179,3 +179,16 @@ def test_worker_returns_streamed_reports(monkeypatch: pytest.MonkeyPatch) -> Non
     items, _ = result
     assert all(isinstance(i, verify.DigestReport) for _, i in items)
     assert [(o, verify._report(i)) for o, i in items] == _sequential(src)[0]
+
+
+def test_fork_failure_checks_the_file_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    path = _prefix(BENCH / "domain-300.warc.gz", tmp_path / "domain.warc.gz", 200)
+    expected = _sequential(path)
+
+    def no_fork() -> int:
+        raise BlockingIOError("Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    assert _run(path, jobs=2, min_split_size=0) == expected
