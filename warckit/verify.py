@@ -447,7 +447,7 @@ def verify_file(
     The same as ``verify_digests`` on each record of ``warckit.open(path)``
     (strict reading), yielding ``(record.offset, report)``. With ``jobs`` > 1, a
     large gzip-per-record WARC file is cut at record boundaries (as ``warckit index
-    -j`` does, see :mod:`warckit.cdx.split`) into *jobs* pieces: this process checks
+    -j`` does, see :mod:`warckit.pieces`) into *jobs* pieces: this process checks
     the first while worker processes check the others; their results are yielded in
     file order once this process gets to them (they are held in memory meanwhile:
     a few dozen bytes per record). Other files, and every file where ``os.fork``
@@ -457,7 +457,7 @@ def verify_file(
         path: A WARC or ARC file, any compression.
         jobs: Processes to use (this one included).
         min_split_size: Files smaller than this (bytes) are checked in one process
-            (default: :data:`warckit.cdx.split.MIN_SPLIT_SIZE`).
+            (default: :data:`warckit.pieces.MIN_SPLIT_SIZE`).
 
     Yields:
         ``(offset, report)`` for every record.
@@ -473,7 +473,7 @@ def verify_file(
     name = os.fspath(path)
     points: list[tuple[int, int]] = []
     if jobs > 1 and hasattr(os, "fork"):
-        from .cdx.split import split_points
+        from .pieces import split_points
 
         points = split_points(name, jobs, _ALL_TYPES, False, min_size=min_split_size)
     if not points:

@@ -12,7 +12,7 @@ from corpus_paths import CORPUS
 
 from warckit.cdx import IndexOptions, index_file, write_index
 from warckit.cdx import build as _build
-from warckit.cdx import split as _split
+from warckit import pieces as _split
 from warckit.cdx.indexer import index_range
 from warckit.errors import WarckitError
 

@@ -70,7 +70,7 @@ def _prefix(src: Path, dest: Path, records: int) -> Path:
 @pytest.mark.parametrize("jobs", [2, 3])
 def test_bench_corpus_prefix_in_pieces(tmp_path: Path, mix: str, jobs: int) -> None:
     path = _prefix(BENCH / f"{mix}-300.warc.gz", tmp_path / f"{mix}.warc.gz", 600)
-    from warckit.cdx.split import split_points
+    from warckit.pieces import split_points
 
     assert len(split_points(str(path), jobs, verify._ALL_TYPES, False, min_size=0)) == jobs - 1
     expected, error = _sequential(path)
@@ -95,7 +95,7 @@ def test_damage_in_a_later_piece_raises_where_the_sequential_reading_does(tmp_pa
 def test_split_point_out_of_step_falls_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = _prefix(BENCH / "cc-300.warc.gz", tmp_path / "cc.warc.gz", 300)
     expected = _sequential(path)
-    from warckit.cdx import split
+    from warckit import pieces as split
 
     size = path.stat().st_size
     monkeypatch.setattr(split, "split_points", lambda *a, **k: [(size // 2 - 7, size // 2 - 3)])

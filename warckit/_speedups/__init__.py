@@ -17,7 +17,7 @@ import sys
 from types import ModuleType
 
 #: Every hot module that has (or may have) a compiled twin.
-MODULES: tuple[str, ...] = ("headers", "gzipmember", "surt", "readercore", "blockdeflate")
+MODULES: tuple[str, ...] = ("headers", "gzipmember", "surt", "readercore", "blockdeflate", "verifyfast")
 
 #: True when compiled modules must not be used.
 NO_EXTENSIONS: bool = bool(os.environ.get("WARCKIT_NO_EXTENSIONS")) or (

@@ -96,7 +96,7 @@ def _tasks(paths: Sequence[str], options: IndexOptions, jobs: int) -> list[tuple
     """``(path, read_from, start, end)`` pieces: large gzip-per-record files are cut."""
     if jobs <= 1 or options.lenient or len(paths) >= 4 * jobs:
         return [(p, 0, 0, None) for p in paths]
-    from .split import split_points
+    from ..pieces import split_points
 
     read_types = set(options.types)
     if options.post_append:
@@ -274,7 +274,7 @@ def write_index(
         sort: Sort the output bytewise (bounded-memory external sort).
         jobs: Worker processes. With more than one, files are indexed at once and a
             large gzip-per-record file is cut at record boundaries into pieces indexed in
-            parallel (see :mod:`warckit.cdx.split`); the output is the same.
+            parallel (see :mod:`warckit.pieces`); the output is the same.
         header: Write the format's header / legend line first (none for CDXJ).
         max_memory: Memory budget of the sort.
         progress: Show a progress bar (default: when stderr is a terminal).

@@ -373,7 +373,7 @@ def _iter_range(
 
     Reading starts at record offset *start* (``<= emit_from``): the records before
     *emit_from* only give the first ones their request/response pairing (see
-    :mod:`warckit.cdx.split`). The first record at or past *end* is read to settle the
+    :mod:`warckit.pieces`). The first record at or past *end* is read to settle the
     pairing of the last one. The offsets of the last record before *end* and of the first
     one at or past it are appended to *stopped_at* (nothing if the file ends first).
     """
@@ -684,7 +684,7 @@ def index_range(
     """:func:`index_file` restricted to the records that start in ``[start, end)``.
 
     ``(read_from, start)`` must be a split point from
-    :func:`warckit.cdx.split.split_points` (*read_from*: the record before *start*), or
+    :func:`warckit.pieces.split_points` (*read_from*: the record before *start*), or
     ``start=0``. The offsets of the last record before *end* and of the first one at or
     past it are appended to *stopped_at* (nothing if the file ends first).
     """

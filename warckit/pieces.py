@@ -1,4 +1,7 @@
-"""Split one gzip-per-record WARC file into byte ranges that can be indexed in parallel.
+"""Split one gzip-per-record WARC file into byte ranges that can be read in parallel.
+
+Used by ``warckit index -j`` (:mod:`warckit.cdx.build`) and :func:`warckit.verify_file`;
+it sits below both, so that verifying does not import the indexing layer.
 
 A split point is a pair of adjacent gzip members ``(before, at)`` that each hold one WARC
 record. Members are found by searching for a gzip header (``1f 8b 08``) from the wanted
@@ -83,8 +86,8 @@ def _header_value(head: bytes, name: bytes) -> bytes | None:
 
 def _readable_start(path: str, offset: int, read_types: frozenset[str], skip_fields: bool) -> bool:
     """Whether the record at *offset* is one the indexer reads and does not skip."""
-    from ..errors import ParseError
-    from ..reader import read_record_at
+    from .errors import ParseError
+    from .reader import read_record_at
 
     try:
         record = read_record_at(path, offset)
