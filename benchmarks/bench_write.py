@@ -123,7 +123,7 @@ def configurations() -> list[tuple[str, dict[str, Any]]]:
         out += [(f"libdeflate {n}", {"backend": "libdeflate", "level": n})
                 for n in (4, 5, 6) if (backend, n) != ("libdeflate", level)]
     if "isal" in _writer.GZIP_BACKENDS:
-        out.append(("isal 3 (old default)", {"backend": "isal", "level": 3}))
+        out.append(("isal 3", {"backend": "isal", "level": 3}))
     if "zlib-ng" in _writer.GZIP_BACKENDS:
         out.append(("zlib-ng 6", {"backend": "zlib-ng", "level": 6}))
     return out

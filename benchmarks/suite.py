@@ -262,6 +262,9 @@ def main() -> None:
     ap.add_argument("--workdir", default="/tmp/warckit-bench")
     ap.add_argument("--out", default=str(HERE / "RESULTS.md"))
     args = ap.parse_args()
+    from _precompile import precompile
+
+    precompile()  # as pip install does (see _precompile.py)
     if args.quick:
         args.size, args.runs = 100, 3
     paths = args.paths.split(",")
