@@ -30,6 +30,7 @@ stream through isal (or zlib-ng / zlib) in 1 MiB calls. See ``docs/writing.rst``
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import shutil
@@ -869,9 +870,13 @@ def copy_file_to(src: IO[bytes], dst: IO[bytes]) -> None:
 
 
 def fsync_file(f: IO[bytes]) -> None:
-    """Flush Python buffers and ``fsync`` the file descriptor."""
+    """Flush Python buffers and ``fsync`` the file descriptor (a no-op for devices and pipes)."""
     f.flush()
-    os.fsync(f.fileno())
+    try:
+        os.fsync(f.fileno())
+    except OSError as exc:
+        if exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
+            raise
 
 
 def now_ns() -> int:

@@ -110,3 +110,57 @@ def test_subprocess_smoke(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert out.read_text().count("\n") == 1
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="needs named pipes")
+@pytest.mark.parametrize("command", ["index", "merge", "recompress"])
+def test_outputs_that_are_not_regular_files_are_written_in_place(tmp_path: Path, command: str) -> None:
+    """``-o /dev/null`` (or a pipe) is written to, never renamed over (regression: the
+    ``.tmp`` + rename dance replaced /dev/null with a regular file)."""
+    import os
+    import stat
+    import threading
+
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    src = _paths()[0]
+    if command == "index":
+        argv = ["index", "-o", str(fifo), src]
+    elif command == "merge":
+        index = tmp_path / "a.cdx"
+        assert main(["index", "--sort", "-o", str(index), src]) == 0
+        argv = ["merge", "-o", str(fifo), str(index)]
+    else:
+        argv = ["recompress", "--force", src, str(fifo)]
+    try:
+        code = main(argv)
+    finally:
+        if reader.is_alive():  # unblock the reader if nothing opened the pipe
+            with open(fifo, "wb"):
+                pass
+        reader.join(10)
+    assert code == 0
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert not list(tmp_path.glob("out.fifo*.tmp"))
+    data = got[0]
+    if command == "recompress":
+        assert data[:2] == b"\x1f\x8b" and len(data) > 1000
+    else:
+        assert data.count(b"\n") == 4 and b"com,example,)/" in data
+
+
+def test_failed_output_leaves_the_old_file(tmp_path: Path) -> None:
+    from warckit._atomic import replacing
+
+    out = tmp_path / "old.cdx"
+    out.write_bytes(b"old\n")
+    with pytest.raises(RuntimeError), replacing(out) as fh:
+        fh.write(b"half")
+        raise RuntimeError("boom")
+    assert out.read_bytes() == b"old\n" and not (tmp_path / "old.cdx.tmp").exists()
+    with replacing(out) as fh:
+        fh.write(b"new\n")
+    assert out.read_bytes() == b"new\n"

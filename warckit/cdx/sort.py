@@ -210,8 +210,8 @@ def sort_file(
     unique: bool = False,
 ) -> int:
     """Sort one index file into *out_path* (may be the same path)."""
-    tmp = os.fspath(out_path) + ".sorting"
-    with open(tmp, "wb") as out:
+    from .._atomic import replacing
+
+    with replacing(out_path, ".sorting") as out:
         count = merge_files([path], out, presorted=False, max_memory=max_memory, unique=unique)
-    os.replace(tmp, out_path)
     return count

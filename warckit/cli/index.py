@@ -7,6 +7,7 @@ import os
 import sys
 from typing import Any
 
+from .._atomic import replacing
 from ..cdx.build import write_index
 from ..cdx.formats import FORMATS
 from ..cdx.indexer import ALL_TYPES, DEFAULT_TYPES, IndexOptions
@@ -98,11 +99,10 @@ def run(args: argparse.Namespace) -> int:
             write_zipnum(tmp, args.zipnum, block_lines=args.block_lines)
         return 0
     if args.output and args.output != "-":
-        with open(args.output + ".tmp", "wb") as out:
+        with replacing(args.output) as out:
             write_index(args.files, out, options, sort=args.sort, jobs=args.jobs,
                         header=not args.no_header, max_memory=max_memory,
                         progress=args.progress, on_warning=warn)
-        os.replace(args.output + ".tmp", args.output)
         return 0
     sys.stdout.flush()
     write_index(args.files, sys.stdout.buffer, options, sort=args.sort, jobs=args.jobs,

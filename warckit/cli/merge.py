@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 
+from .._atomic import replacing
 from ..cdx.sort import merge_files
 
 
@@ -35,10 +35,8 @@ def run(args: argparse.Namespace) -> int:
         "max_memory": max(1, args.max_memory) * 1024 * 1024,
     }
     if args.output and args.output != "-":
-        tmp = args.output + ".tmp"
-        with open(tmp, "wb") as out:
+        with replacing(args.output) as out:
             merge_files(args.indexes, out, **kwargs)
-        os.replace(tmp, args.output)
         return 0
     sys.stdout.flush()
     merge_files(args.indexes, sys.stdout.buffer, **kwargs)

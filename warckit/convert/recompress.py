@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from .._atomic import replacing
 from ..errors import Issue, UsageError
 from ..reader import open_archive
 from ..writer import DEFAULT_GZIP_LEVEL, HAVE_ISAL, Spool, fsync_file
@@ -171,39 +172,34 @@ def recompress(
 
         zc = zstandard.ZstdCompressor(level=level or 3, write_checksum=True, write_content_size=True)
     gz_level = DEFAULT_GZIP_LEVEL if level is None else level
-    tmp = f"{dst}.{os.getpid()}.tmp"
-    try:
-        with open(tmp, "xb") as out, open_archive(src, lenient=lenient, on_warning=warn) as reader:
-            position = 0
-            for record in reader:
-                if stats.records == 0:
-                    stats.format = record.format
-                if compression == "gzip":
-                    member = GzipMemberWriter(out, gz_level)
-                    record.write_to(member)  # type: ignore[arg-type]
-                    size = member.close()
-                elif compression == "zstd":
-                    sink = _SpoolSink()
-                    record.write_to(sink)  # type: ignore[arg-type]
-                    counter = _CountingSink(out)
-                    with zc.stream_writer(counter, size=sink.spool.size, closefd=False) as zw:
-                        for chunk in sink.spool.chunks():
-                            zw.write(chunk)
-                    sink.spool.close()
-                    size = counter.written
-                else:
-                    counting = _CountingSink(out)
-                    record.write_to(counting)  # type: ignore[arg-type]
-                    size = counting.written
-                stats.members.append((position, size))
-                position += size
-                stats.records += 1
-            if fsync:
-                fsync_file(out)
-        os.replace(tmp, dst)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with replacing(dst, f".{os.getpid()}.tmp", exclusive=True) as out, open_archive(
+        src, lenient=lenient, on_warning=warn
+    ) as reader:
+        position = 0
+        for record in reader:
+            if stats.records == 0:
+                stats.format = record.format
+            if compression == "gzip":
+                member = GzipMemberWriter(out, gz_level)
+                record.write_to(member)  # type: ignore[arg-type]
+                size = member.close()
+            elif compression == "zstd":
+                sink = _SpoolSink()
+                record.write_to(sink)  # type: ignore[arg-type]
+                counter = _CountingSink(out)
+                with zc.stream_writer(counter, size=sink.spool.size, closefd=False) as zw:
+                    for chunk in sink.spool.chunks():
+                        zw.write(chunk)
+                sink.spool.close()
+                size = counter.written
+            else:
+                counting = _CountingSink(out)
+                record.write_to(counting)  # type: ignore[arg-type]
+                size = counting.written
+            stats.members.append((position, size))
+            position += size
+            stats.records += 1
+        if fsync:
+            fsync_file(out)
     stats.bytes_out = os.path.getsize(dst)
     return stats
