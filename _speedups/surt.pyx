@@ -249,12 +249,50 @@ cdef inline bint _contains(const unsigned char* s, Py_ssize_t n, const char* nee
     return False
 
 
+cdef object _plain_host_surt(bytes host, bint strip_www):
+    """The reversed canonical host of a plain DNS name, or None to take the full path.
+
+    Plain: only ASCII letters, digits, ``-`` and inner single dots, and not all digits
+    and dots (so no IPv4 form). For these the canonicalizers only lower-case the host
+    and (``strip_www``) drop a ``www\\d*.`` label; ``reverse_ipaddr`` does not apply.
+    """
+    cdef const unsigned char* p = host
+    cdef Py_ssize_t n = len(host), i, k
+    cdef unsigned char c
+    cdef bint named = False
+    if n == 0 or p[0] == 46 or p[n - 1] == 46:
+        return None
+    for i in range(n):
+        c = p[i]
+        if c == 46:
+            if p[i - 1] == 46:
+                return None
+        elif c == 45 or 65 <= c <= 90 or 97 <= c <= 122:
+            named = True
+        elif not 48 <= c <= 57:
+            return None
+    if not named:
+        return None
+    low = host.lower()
+    if strip_www and n > 4 and (p[0] | 32) == 119 and (p[1] | 32) == 119 and (p[2] | 32) == 119:
+        k = 3
+        while k < n and 48 <= p[k] <= 57:
+            k += 1
+        if k < n and p[k] == 46:
+            low = low[k + 1:]
+    parts = low.split(b".")
+    parts.reverse()
+    return b",".join(parts)
+
+
 cdef object _host_surt(bytes host, bint strip_www, bint reverse_ipaddr, bint idna2008,
                        bint strict):
     """Reversed canonical host (b'' when the canonical host is empty); cached."""
     cdef int flags = strip_www | (reverse_ipaddr << 1) | (idna2008 << 2) | (strict << 3)
     cdef dict cache = <dict>_REVERSED[flags]
     cached = cache.get(host)
+    if cached is None:
+        cached = _plain_host_surt(host, strip_www)
     if cached is None:
         try:
             canon = canonical_host(host, strip_www, idna2008, strict)
