@@ -293,12 +293,12 @@ cdef object _host_surt(bytes host, bint strip_www, bint reverse_ipaddr, bint idn
     cached = cache.get(host)
     if cached is None:
         cached = _plain_host_surt(host, strip_www)
-    if cached is None:
-        try:
-            canon = canonical_host(host, strip_www, idna2008, strict)
-            cached = reverse_host(canon, reverse_ipaddr) if canon else b""
-        except UrlError as exc:
-            cached = exc
+        if cached is None:
+            try:
+                canon = canonical_host(host, strip_www, idna2008, strict)
+                cached = reverse_host(canon, reverse_ipaddr) if canon else b""
+            except UrlError as exc:
+                cached = exc
         if len(cache) >= _REVERSED_MAX:
             cache.clear()
         cache[host] = cached
