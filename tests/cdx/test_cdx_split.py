@@ -129,3 +129,15 @@ def test_failed_piece_is_reindexed(generated: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(_build, "_index_to_file", flaky)
     assert len(_build._tasks([str(generated)], options, 2)) == 2
     assert _write(generated, options, 2) == one
+
+
+def test_parallel_unsorted_output_counts_its_lines(generated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pieces are copied in blocks of whole lines; the count is still the number of lines."""
+    monkeypatch.setattr(_split, "MIN_SPLIT_SIZE", 0)
+    outs = []
+    for jobs in (1, 2):
+        out = io.BytesIO()
+        count = write_index([generated], out, IndexOptions(), jobs=jobs)
+        outs.append((count, out.getvalue()))
+    assert outs[0] == outs[1]
+    assert outs[0][0] == outs[0][1].count(b"\n") - 1 == 86  # the header line is not counted

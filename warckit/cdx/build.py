@@ -18,7 +18,7 @@ from typing import IO, Any
 from ..errors import Issue
 from .formats import header_line
 from .indexer import IndexOptions, index_file, index_range
-from .sort import DEFAULT_MAX_MEMORY, external_sort, write_lines
+from .sort import DEFAULT_MAX_MEMORY, external_sort
 
 __all__ = ["write_index"]
 
@@ -194,7 +194,10 @@ def _lines_in_order(
     progress: _Progress,
     on_warning: Callable[[Issue], None] | None,
     tmpdir: str | None,
+    blocks: bool = False,
 ) -> Iterator[bytes]:
+    """The index lines of *paths* in input order (with *blocks*, a finished piece's lines
+    come as large blocks of whole lines, for callers that only copy them)."""
     tasks = _tasks(paths, options, jobs) if jobs > 1 else []
     if len(tasks) <= 1:
         for path in paths:
@@ -235,7 +238,12 @@ def _lines_in_order(
                     progress.done(path)
                     continue
                 with open(name, "rb") as fh:
-                    yield from fh
+                    if blocks:
+                        while block := fh.read(1 << 20):
+                            rest = fh.readline()  # finish the last line of the block
+                            yield block + rest if rest else block
+                    else:
+                        yield from fh
                 if end is None:
                     progress.done(path)
     finally:
@@ -250,6 +258,21 @@ def _lines_in_order(
                 os.unlink(name)
             except OSError:
                 pass
+
+
+def _copy_lines(items: Iterable[bytes], out: IO[bytes]) -> int:
+    """Write lines or blocks of whole lines, in batches; return how many lines."""
+    count = 0
+    batch: list[bytes] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= _BATCH:
+            count += sum(b.count(b"\n") for b in batch)
+            out.writelines(batch)
+            batch.clear()
+    count += sum(b.count(b"\n") for b in batch)
+    out.writelines(batch)
+    return count
 
 
 def write_index(
@@ -289,11 +312,11 @@ def write_index(
     bar = _Progress(names, progress)
     head = header_line(opts.format) if header else None
     try:
-        lines = _lines_in_order(names, opts, max(1, jobs), bar, on_warning, tmpdir)
         if sort:
+            lines = _lines_in_order(names, opts, max(1, jobs), bar, on_warning, tmpdir)
             return external_sort(lines, out, max_memory=max_memory, tmpdir=tmpdir, header=head)
         if head is not None:
             out.write(head.encode("utf-8") + b"\n")
-        return write_lines(lines, out)
+        return _copy_lines(_lines_in_order(names, opts, max(1, jobs), bar, on_warning, tmpdir, True), out)
     finally:
         bar.close()
