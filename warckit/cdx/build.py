@@ -261,16 +261,20 @@ def _lines_in_order(
 
 
 def _copy_lines(items: Iterable[bytes], out: IO[bytes]) -> int:
-    """Write lines or blocks of whole lines, in batches; return how many lines."""
+    """Write lines (batched) or blocks of whole lines (at once); return how many lines."""
     count = 0
     batch: list[bytes] = []
     for item in items:
-        batch.append(item)
-        if len(batch) >= _BATCH:
-            count += sum(b.count(b"\n") for b in batch)
+        count += item.count(b"\n")
+        if len(item) > 65536:  # a block: written at once, so memory stays bounded
             out.writelines(batch)
             batch.clear()
-    count += sum(b.count(b"\n") for b in batch)
+            out.write(item)
+            continue
+        batch.append(item)
+        if len(batch) >= _BATCH:
+            out.writelines(batch)
+            batch.clear()
     out.writelines(batch)
     return count
 
