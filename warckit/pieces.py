@@ -1,7 +1,8 @@
 """Split one gzip-per-record WARC file into byte ranges that can be read in parallel.
 
-Used by ``warckit index -j`` (:mod:`warckit.cdx.build`) and :func:`warckit.verify_file`;
-it sits below both, so that verifying does not import the indexing layer.
+Used by ``warckit index -j`` (:mod:`warckit.cdx.build`) and :func:`warckit.verify_file`,
+which run the pieces in forked children (:class:`Forked`); it sits below both, so that
+verifying does not import the indexing layer.
 
 A split point is a pair of adjacent gzip members ``(before, at)`` that each hold one WARC
 record. Members are found by searching for a gzip header (``1f 8b 08``) from the wanted
@@ -23,9 +24,10 @@ from __future__ import annotations
 
 import os
 import zlib
-from typing import BinaryIO
+from collections.abc import Callable
+from typing import Any, BinaryIO
 
-__all__ = ["MIN_SPLIT_SIZE", "split_points"]
+__all__ = ["MIN_SPLIT_SIZE", "Forked", "split_points"]
 
 #: Files smaller than this are indexed in one process.
 MIN_SPLIT_SIZE = 16 * 1024 * 1024
@@ -174,3 +176,63 @@ def split_points(
     except OSError:
         return []
     return points
+
+
+class Forked:
+    """``func(*args)`` run in a forked child, its pickled result coming back through a pipe.
+
+    A plain ``fork`` (no process pool): the child starts at once with everything
+    imported, and nothing but the pipe is set up. The child leaves with ``os._exit``
+    (no atexit handlers, no flushing of the parent's buffers).
+    """
+
+    def __init__(self, func: Callable[..., Any], *args: Any) -> None:
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the child (exercised by the tests)
+            status = 0
+            try:
+                os.close(read_fd)
+                import pickle
+
+                try:
+                    data = pickle.dumps(func(*args), protocol=pickle.HIGHEST_PROTOCOL)
+                except BaseException:  # noqa: BLE001 - any failure: the parent redoes this piece
+                    data = b""
+                    status = 1
+                with os.fdopen(write_fd, "wb") as out:
+                    out.write(data)
+            finally:
+                os._exit(status)
+        os.close(write_fd)
+        self.pid: int | None = pid
+        self._fd = read_fd
+
+    def result(self) -> Any:
+        """The piece's result, or ``None`` when the child failed."""
+        import pickle
+
+        with os.fdopen(self._fd, "rb") as pipe:
+            data = pipe.read()
+        self._reap()
+        return pickle.loads(data) if data else None
+
+    def _reap(self) -> None:
+        if self.pid is not None:
+            os.waitpid(self.pid, 0)
+            self.pid = None
+
+    def cancel(self) -> None:
+        """Stop the child if it still runs (the caller stopped early)."""
+        if self.pid is not None:
+            import signal
+
+            try:
+                os.kill(self.pid, signal.SIGTERM)
+            except OSError:
+                pass
+            self._reap()
+            try:
+                os.close(self._fd)
+            except OSError:
+                pass

@@ -24,6 +24,7 @@ from ._chunked import Dechunker
 from ._speedups import load
 from .digests import DIGEST_SIZES, Digest
 from .errors import StaleRecordError
+from .pieces import Forked
 from .records import (
     Continuation,
     Conversion,
@@ -377,66 +378,11 @@ def _report(item: _PackedReport | DigestReport) -> DigestReport:
     return item if isinstance(item, DigestReport) else DigestReport._from_packed(item)
 
 
-class _Forked:
-    """One piece checked in a forked child, its pickled result coming back through a pipe.
-
-    A plain ``fork`` (no process pool): the child starts at once with everything
-    imported, and nothing but the pipe is set up.
-    """
+class _Forked(Forked):
+    """One piece checked in a forked child (see :class:`warckit.pieces.Forked`)."""
 
     def __init__(self, path: str, start: int, end: int | None) -> None:
-        read_fd, write_fd = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - runs in the child (exercised by the tests)
-            status = 0
-            try:
-                os.close(read_fd)
-                import pickle
-
-                try:
-                    data = pickle.dumps(_piece_in_worker(path, start, end), protocol=pickle.HIGHEST_PROTOCOL)
-                except BaseException:  # noqa: BLE001 - any failure: the parent checks this piece itself
-                    data = b""
-                    status = 1
-                with os.fdopen(write_fd, "wb") as out:
-                    out.write(data)
-            finally:
-                os._exit(status)
-        os.close(write_fd)
-        self.pid: int | None = pid
-        self._fd = read_fd
-
-    def result(self) -> tuple[list[_Item], bool] | None:
-        """The piece's results, or ``None`` when the child failed."""
-        import pickle
-
-        with os.fdopen(self._fd, "rb") as pipe:
-            data = pipe.read()
-        self._reap()
-        if not data:
-            return None
-        result: tuple[list[_Item], bool] = pickle.loads(data)
-        return result
-
-    def _reap(self) -> None:
-        if self.pid is not None:
-            os.waitpid(self.pid, 0)
-            self.pid = None
-
-    def cancel(self) -> None:
-        """Stop the child if it still runs (the caller stopped early)."""
-        if self.pid is not None:
-            import signal
-
-            try:
-                os.kill(self.pid, signal.SIGTERM)
-            except OSError:
-                pass
-            self._reap()
-            try:
-                os.close(self._fd)
-            except OSError:
-                pass
+        super().__init__(_piece_in_worker, path, start, end)
 
 
 def verify_file(

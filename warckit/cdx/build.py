@@ -8,7 +8,6 @@ input order, or feeds them through the external sort (:mod:`warckit.cdx.sort`).
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sys
 import tempfile
@@ -16,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, Any
 
 from ..errors import Issue
+from ..pieces import Forked
 from .formats import header_line
 from .indexer import IndexOptions, index_file, index_range
 from .sort import DEFAULT_MAX_MEMORY, external_sort
@@ -150,39 +150,16 @@ def _forked(tasks: Sequence[tuple[str, int, int, int | None]], options: IndexOpt
     """Index the pieces in forked children, the last one in this process.
 
     Cheaper to start than a process pool (no multiprocessing import, no pool threads):
-    each child writes its piece to a temporary file and reports the file's name, line
-    count and stop offsets through a pipe; a child that fails reports nothing.
+    each child (:class:`~warckit.pieces.Forked`) writes its piece to a temporary file and
+    reports the file's name, line count and stop offsets; a child that fails reports nothing.
     """
-    children: list[tuple[int, int]] = []
-    for path, read_from, start, end in tasks[:-1]:
-        rfd, wfd = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - runs in the child
-            code = 1
-            try:
-                os.close(rfd)
-                name, count, stopped = _index_to_file(path, options, tmpdir, read_from, start, end)
-                os.write(wfd, json.dumps([name, count, stopped]).encode("utf-8"))
-                code = 0
-            finally:
-                os._exit(code)  # no atexit handlers, no flushing of the parent's buffers
-        os.close(wfd)
-        children.append((pid, rfd))
-    done: list[_Done] = []
+    children = [Forked(_index_to_file, p, options, tmpdir, r, a, b) for p, r, a, b in tasks[:-1]]
     path, read_from, start, end = tasks[-1]
     try:
         mine: tuple[str, int, list[int]] | None = _index_to_file(path, options, tmpdir, read_from, start, end)
     except Exception:  # noqa: BLE001 - the caller re-indexes a failed piece and reports its error
         mine = None
-    for pid, rfd in children:
-        with os.fdopen(rfd, "rb") as fh:
-            data = fh.read()
-        _, status = os.waitpid(pid, 0)
-        result = None
-        if status == 0 and data:
-            name, count, stopped = json.loads(data)
-            result = (str(name), int(count), [int(x) for x in stopped])
-        done.append(_Done(result))
+    done = [_Done(child.result()) for child in children]
     done.append(_Done(mine))
     return done
 
