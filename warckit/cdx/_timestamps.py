@@ -51,6 +51,15 @@ def digits_of(timestamp: str) -> str:
     text = timestamp.strip()
     if text.isdigit() and text.isascii():
         return text
+    n = len(text)
+    if (  # the common YYYY-MM-DDThh:mm:ss[.f{1,9}]Z, checked without the regex
+        (n == 20 or (22 <= n <= 30 and text[19] == "." and text[20:-1].isdigit()))
+        and text[-1] == "Z" and text[4] == "-" and text[7] == "-" and text[10] == "T"
+        and text[13] == ":" and text[16] == ":" and text.isascii()
+    ):
+        digits = text.translate(_SEPARATORS)
+        if digits.isdigit():
+            return digits
     if _W3C_RE.match(text) is None:
         raise ValueError(f"not a timestamp: {timestamp!r}")
     if text[-6:-5] in ("+", "-") and text[-3:-2] == ":":

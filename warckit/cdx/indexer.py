@@ -506,15 +506,6 @@ def _ts14(cap: Capture) -> str:
 
 
 def _w3c(cap: Capture) -> str:
-    d = cap.date
-    n = len(d)
-    if (
-        (n == 20 or (22 <= n <= 30 and d[19] == "." and d[20:-1].isdigit()))
-        and d[-1] == "Z" and d[4] == "-" and d[7] == "-" and d[10] == "T"
-        and d[13] == ":" and d[16] == ":" and d.isascii()
-        and (d[:4] + d[5:7] + d[8:10] + d[11:13] + d[14:16] + d[17:19]).isdigit()
-    ):
-        return d  # the common YYYY-MM-DDThh:mm:ss[.f{1,9}]Z, checked without the regex
     try:
         digits_of(cap.date)
     except ValueError:
