@@ -42,6 +42,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import IO, Any, BinaryIO, Protocol
 
+from ._cpus import cpu_count
 from .errors import UsageError, ValidationError
 from .headers import Headers
 
@@ -240,15 +241,8 @@ def _crc_combine(crc1: int, crc2: int, len2: int) -> int:
     return _crc32_combine(crc1, crc2, len2)
 
 
-def _cpu_count() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
-
-
 #: Compress large blocks on a worker thread by default (only pays with a second CPU).
-THREADS_DEFAULT = _cpu_count() > 1
+THREADS_DEFAULT = cpu_count() > 1
 
 _executor_lock = threading.Lock()
 _executor_obj: ThreadPoolExecutor | None = None
@@ -261,7 +255,7 @@ def _executor() -> ThreadPoolExecutor:
     if ex is None:
         with _executor_lock:
             if _executor_obj is None:
-                _executor_obj = ThreadPoolExecutor(max_workers=max(2, _cpu_count()),
+                _executor_obj = ThreadPoolExecutor(max_workers=max(2, cpu_count()),
                                                    thread_name_prefix="warckit-deflate")
             ex = _executor_obj
     return ex

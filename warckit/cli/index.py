@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 
 from .._atomic import replacing
+from .._cpus import cpu_count
 from ..cdx.build import write_index
 from ..cdx.formats import FORMATS
 from ..cdx.indexer import ALL_TYPES, DEFAULT_TYPES, IndexOptions
@@ -64,11 +64,7 @@ def _types(text: str | None) -> frozenset[str]:
 
 
 def _default_jobs() -> int:
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    return max(1, min(cpus, 4))
+    return max(1, min(cpu_count(), 4))
 
 
 def run(args: argparse.Namespace) -> int:
