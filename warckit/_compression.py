@@ -221,11 +221,16 @@ def make_decoder(
     source: str | None = None,
     lenient: bool = False,
     in_chunk: int | None = None,
+    readahead: bool = False,
 ) -> Decoder:
-    """Return the decoder for *compression* (``"gzip"``, ``"zstd"`` or ``"none"``)."""
+    """Return the decoder for *compression* (``"gzip"``, ``"zstd"`` or ``"none"``).
+
+    With *readahead*, a compiled gzip decoder inflates ahead on a native thread
+    (files with a descriptor only; elsewhere it has no effect).
+    """
     if compression == "gzip":
         decoder: Decoder = GzipDecoder(
-            fileobj, start, source, "stop" if lenient else "error", in_chunk or IN_CHUNK
+            fileobj, start, source, "stop" if lenient else "error", in_chunk or IN_CHUNK, readahead
         )
         return decoder
     if compression == "zstd":

@@ -200,26 +200,56 @@ def test_clean_http_head_twins_agree(first: bytes, lines: list[bytes], tail: byt
 GZIP = _impls("gzipmember")
 
 
-def _decode(impl, data: bytes, trailing: str):  # type: ignore[no-untyped-def]
-    """Everything a decoder yields: the stream, where members end, and how it stopped."""
+def _decode(impl, data: bytes, trailing: str, readahead: dict | None = None,  # type: ignore[no-untyped-def]
+            limits: tuple[int, ...] = (1 << 20,), skip_every: int = 0):
+    """Everything a decoder yields: the stream, where members end (with the
+    ``member_start`` seen there), and how it stopped.
+
+    *readahead* (slot tuning for the compiled twin) reads *data* from a real file,
+    inflated ahead on the decoder's thread. Reads cycle through *limits*; every
+    *skip_every*-th is a ``skip`` (its bytes counted as NULs).
+    """
     import io
+    import tempfile
 
     from warckit.errors import CompressionError
 
-    dec = impl.GzipDecoder(io.BytesIO(data), 0, "x", trailing)
+    if readahead is None:
+        f = io.BytesIO(data)
+        dec = impl.GzipDecoder(f, 0, "x", trailing)
+    else:
+        f = tempfile.TemporaryFile()  # noqa: SIM115 - closed in the finally below
+        f.write(data)
+        f.seek(0)
+        dec = impl.GzipDecoder(f, 0, "x", trailing, 1 << 18, True, **readahead)
+        assert dec.readahead
     out = bytearray()
     bounds = []
+    starts = []
+    i = 0
     try:
         while True:
-            chunk, boundary = dec.read()
+            limit = limits[i % len(limits)]
+            i += 1
+            if skip_every and i % skip_every == 0:
+                count, boundary = dec.skip(limit)
+                chunk = b"\0" * count
+            else:
+                chunk, boundary = dec.read(limit)
+            if chunk and (not starts or starts[-1] != dec.member_start):
+                starts.append(dec.member_start)
             out += chunk
             if boundary is not None:
-                bounds.append((len(out), boundary))
+                bounds.append((len(out), boundary, dec.member_start))
             if not chunk and boundary is None:
                 break
     except CompressionError as exc:
-        return ("err", exc.offset, bytes(out), bounds)
-    return ("ok", bytes(out), bounds, dec.trailing_garbage, dec.truncated_member)
+        return ("err", exc.offset, dec.member_start, bytes(out), bounds, starts)
+    finally:
+        if readahead is not None:
+            dec.close()
+            f.close()
+    return ("ok", bytes(out), bounds, starts, dec.trailing_garbage, dec.truncated_member)
 
 
 _members = st.lists(st.binary(max_size=3000), min_size=0, max_size=5)
@@ -243,3 +273,53 @@ def test_gzip_decoders_agree(parts: list[bytes], damage: str, cut: int, trailing
     assert all(r == results[0] for r in results), results
     if damage == "none":
         assert results[0][0] == "ok" and results[0][1] == b"".join(parts)
+
+
+@pytest.mark.skipif(len(GZIP) < 2, reason="read-ahead is the compiled decoder's")
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.binary(max_size=3000), min_size=0, max_size=6),
+       st.sampled_from(["none", "garbage", "truncate", "corrupt"]), st.integers(1, 50),
+       st.sampled_from(["error", "stop"]),
+       st.sampled_from([{}, {"_slot": 1, "_slots": 2, "_events": 1}, {"_slot": 700, "_slots": 3, "_events": 2},
+                        {"_slot": 4096, "_slots": 2, "_events": 8192}]),
+       st.sampled_from([(1 << 20,), (1, 5, 300), (7,), (4096, 3)]))
+def test_gzip_readahead_agrees_with_in_thread(parts: list[bytes], damage: str, cut: int, trailing: str,
+                                              tuning: dict, limits: tuple[int, ...]) -> None:
+    """The thread-ahead decoder hands out the same bytes, boundaries, member starts
+    and errors as the in-thread decoder, whatever the slot sizes and read limits."""
+    import gzip
+
+    data = b"".join(gzip.compress(p, mtime=0) for p in parts)
+    if damage == "garbage":
+        data += b"GARBAGE" * cut
+    elif damage == "truncate" and data:
+        data = data[: max(0, len(data) - cut)]
+    elif damage == "corrupt" and len(data) > 20:
+        i = len(data) // 2
+        data = data[:i] + bytes([data[i] ^ 0xFF]) + data[i + 1 :]
+    compiled = GZIP[1]
+    for skip_every in (0, 3):
+        _readahead_case(compiled, data, damage, trailing, tuning, limits, skip_every, parts)
+
+
+def _readahead_case(compiled, data, damage, trailing, tuning, limits, skip_every, parts):  # type: ignore[no-untyped-def]
+    import gzip
+
+    expect = _decode(compiled, data, trailing, None, limits, skip_every)
+    got = _decode(compiled, data, trailing, tuning, limits, skip_every)
+    if skip_every:  # which bytes were skipped depends on how the stream was cut
+        expect, got = (tuple(len(x) if isinstance(x, bytes) else x for x in r) for r in (expect, got))
+    if damage == "corrupt":
+        # How much of a damaged member is handed out before the error depends on
+        # read sizes (what the failing call inflated is dropped); all before it agrees.
+        def whole(r):  # type: ignore[no-untyped-def]
+            out, bounds = (r[3], r[4]) if r[0] == "err" else (r[1], r[2])
+            kept = bounds[-1][0] if bounds else 0
+            out = min(out, kept) if isinstance(out, int) else out[:kept]
+            return (r[0], r[1] if r[0] == "err" else None, out, bounds, r[-2:] if r[0] == "ok" else None)
+        expect, got = whole(expect), whole(got)
+    assert got == expect
+    if damage == "none":
+        assert got[0] == "ok" and (got[1] if skip_every else len(got[1])) == sum(map(len, parts))
+        ends = [len(gzip.compress(p, mtime=0)) for p in parts]
+        assert [b for _, b, _ in got[2]] == [sum(ends[: k + 1]) for k in range(len(parts))]

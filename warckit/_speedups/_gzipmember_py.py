@@ -37,7 +37,13 @@ class GzipDecoder:
         source: Name for error messages.
         trailing: What to do with non-gzip bytes after a member: ``"error"``
             (strict) or ``"stop"`` (lenient: end the stream; the reader reports it).
+        in_chunk: Compressed bytes read from the file at a time.
+        readahead: Ask the compiled twin to inflate ahead on a native thread; this
+            twin always inflates in the calling thread (:attr:`readahead` is False).
     """
+
+    #: Whether a thread inflates ahead of :meth:`read` (never, in this twin).
+    readahead = False
 
     compression = "gzip"
 
@@ -48,6 +54,7 @@ class GzipDecoder:
         source: str | None = None,
         trailing: str = "error",
         in_chunk: int = IN_CHUNK,
+        readahead: bool = False,
     ) -> None:
         self._f = fileobj
         self._in_chunk = in_chunk
@@ -75,6 +82,12 @@ class GzipDecoder:
         self._view = memoryview(self._in)
         self._in_pos = 0
         return True
+
+    def close(self) -> None:
+        """Stop decoding (nothing to release in this twin)."""
+        self._eof = True
+        self._in = b""
+        self._in_pos = 0
 
     def skip(self, limit: int) -> tuple[int, int | None]:
         """Inflate and discard at most *limit* bytes; return ``(count, boundary)``."""

@@ -1,0 +1,165 @@
+"""Inflating ahead on a native thread gives exactly the records of in-thread reading."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import os
+from pathlib import Path
+
+import pytest
+from corpus_paths import CORPUS
+from test_reader_corpus import ARCHIVES
+
+import warckit
+from warckit import _speedups
+from warckit.errors import WarckitError
+
+COMPILED = _speedups.IMPLEMENTATION == "c"
+GZ_ARCHIVES = [n for n in ARCHIVES if n.endswith((".gz", ".arc", ".warc"))]
+
+
+def _records(path: Path, readahead: bool, lenient: bool = False) -> list[tuple[object, ...]]:
+    """Everything observable about each record, its block and how reading ended."""
+    out: list[tuple[object, ...]] = []
+    try:
+        with warckit.ArchiveReader(path, readahead=readahead, lenient=lenient) as reader:
+            assert getattr(reader._dec, "readahead", False) == (
+                readahead and COMPILED and reader.compression == "gzip"
+            )
+            records = []
+            for i, rec in enumerate(reader):
+                digest = None
+                if i % 2:  # every other block is read, the rest skipped
+                    digest = hashlib.sha1(rec.raw_stream().read()).hexdigest()
+                out.append((rec.offset, rec.type, rec.content_length, digest, [i.code for i in rec.issues]))
+                records.append(rec)
+            # (lengths are known once the reader has moved past each record)
+            out.append(("end", [i.code for i in reader.issues], [r.length for r in records]))
+    except WarckitError as exc:
+        out.append(("error", type(exc).__name__, exc.offset))
+    return out
+
+
+@pytest.mark.parametrize("lenient", [False, True])
+def test_corpus_same_with_and_without_readahead(lenient: bool) -> None:
+    if not CORPUS.is_dir():
+        pytest.skip("shared corpus not available")
+    compared = 0
+    for name in GZ_ARCHIVES:
+        path = CORPUS / name
+        assert _records(path, True, lenient) == _records(path, False, lenient), name
+        compared += 1
+    assert compared > 50
+
+
+def _member(body: bytes) -> bytes:
+    head = (
+        b"WARC/1.1\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:0>\r\n"
+        b"WARC-Date: 2020-01-01T00:00:00Z\r\nContent-Length: %d\r\n\r\n" % len(body)
+    )
+    return gzip.compress(head + body + b"\r\n\r\n", mtime=0)
+
+
+def _offsets_and_lengths(path: Path, readahead: bool) -> list[tuple[int, int | None, bytes]]:
+    with warckit.ArchiveReader(path, readahead=readahead) as reader:
+        got = []
+        for rec in reader:
+            block = rec.raw_stream().read()
+            got.append((rec.offset, rec, block))
+        return [(o, r.length, hashlib.sha1(b).digest()) for o, r, b in got]
+
+
+def test_many_small_members_across_slots(tmp_path: Path) -> None:
+    """Thousands of members: slot ends fall inside heads and between members."""
+    members = [_member(os.urandom(i % 700) * 2) for i in range(3000)]
+    path = tmp_path / "many.warc.gz"
+    path.write_bytes(b"".join(members))
+    expect, at = [], 0
+    for m in members:
+        expect.append((at, len(m)))
+        at += len(m)
+    got = _offsets_and_lengths(path, True)
+    assert [(o, n) for o, n, _ in got] == expect
+    assert got == _offsets_and_lengths(path, False)
+
+
+def test_large_block_streams_in_bounded_pieces(tmp_path: Path) -> None:
+    """A block larger than all slots together is handed out piece by piece."""
+    body = os.urandom(1 << 20) * 7  # 7 MiB of incompressible-per-MiB data
+    path = tmp_path / "big.warc.gz"
+    path.write_bytes(_member(b"small") + _member(body) + _member(b"after"))
+    with warckit.ArchiveReader(path, readahead=True) as reader:
+        recs = []
+        for rec in reader:
+            stream = rec.raw_stream()
+            h = hashlib.sha1()
+            biggest = 0
+            while chunk := stream.read(1 << 22):
+                biggest = max(biggest, len(chunk))
+                h.update(chunk)
+            recs.append((rec.offset, rec.content_length, h.hexdigest(), biggest <= 1 << 20))
+    sizes = [len(_member(b"small")), len(_member(body))]
+    assert recs == [
+        (0, 5, hashlib.sha1(b"small").hexdigest(), True),
+        (sizes[0], len(body), hashlib.sha1(body).hexdigest(), True),
+        (sizes[0] + sizes[1], 5, hashlib.sha1(b"after").hexdigest(), True),
+    ]
+
+
+def test_truncated_file_reports_the_same_error(tmp_path: Path) -> None:
+    data = b"".join(_member(b"x" * 5000) for _ in range(5))
+    path = tmp_path / "cut.warc.gz"
+    path.write_bytes(data[:-7])
+    assert _records(path, True) == _records(path, False)
+    assert _records(path, True)[-1][0] == "error"
+    assert _records(path, True, lenient=True) == _records(path, False, lenient=True)
+
+
+@pytest.mark.skipif(not COMPILED, reason="read-ahead is the compiled decoder's")
+def test_defaults_and_opt_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "a.warc.gz"
+    path.write_bytes(_member(b"abc"))
+    from warckit import reader as reader_mod
+
+    monkeypatch.setattr(reader_mod, "_READAHEAD_DEFAULT", True)
+    with warckit.open(path) as r:
+        assert r._dec.readahead  # opened by path: inflated ahead
+    with open(path, "rb") as f, warckit.open(f) as r:
+        assert not r._dec.readahead  # a caller's file object is read in-thread
+    with warckit.open(io.BytesIO(path.read_bytes())) as r:
+        assert not r._dec.readahead
+    rec = warckit.read_record_at(path, 0)  # random access reads one record
+    assert not rec._reader._dec.readahead
+    rec._reader.close()
+    monkeypatch.setattr(reader_mod, "_READAHEAD_DEFAULT", False)
+    with warckit.open(path) as r:
+        assert not r._dec.readahead
+
+
+@pytest.mark.skipif(not COMPILED or not hasattr(os, "fork"), reason="compiled read-ahead, fork()")
+def test_inherited_decoder_refuses_in_a_forked_child(tmp_path: Path) -> None:
+    """A child cannot use the parent's thread: reading raises instead of hanging."""
+    path = tmp_path / "a.warc.gz"
+    path.write_bytes(b"".join(_member(os.urandom(600_000) * 2) for _ in range(3)))  # 3 MB+: several slots
+    reader = warckit.ArchiveReader(path, readahead=True)
+    next(reader)
+    reader._dec.read()  # the thread is running
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports through its exit status
+        import signal
+
+        signal.alarm(30)  # a hang ends the child (exit status: killed)
+        try:
+            while reader._dec.read()[0]:
+                pass
+            code = 1
+        except OSError:
+            code = 0
+        except BaseException:  # noqa: BLE001 - the child must always reach os._exit
+            code = 2
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    reader.close()
+    assert os.waitstatus_to_exitcode(status) == 0
