@@ -222,21 +222,22 @@ def _scan(record: WarcRecord) -> _PackedReport | None:
     cls = type(record)
     if cls not in _FAST_CLASSES:
         return None
-    size = record.content_length
+    size = record._content_length
     if size >= OFFLOAD_THRESHOLD:
         return None
     fields = record.headers.raw
     if fields is None:
         return None
-    try:
-        block = record.peek_block(size)
-    except StaleRecordError:
-        return None  # the streaming path raises its own error
-    if len(block) != record.content_length:
-        return None
-    type_name = cls.type_name
-    assert type_name is not None
-    return _vf.scan_record(fields, type_name, block)
+    reader = record._reader
+    block = reader._buffered_block(record) if reader is not None else None
+    if block is None:
+        try:
+            block = record.peek_block(size)
+        except StaleRecordError:
+            return None  # the streaming path raises its own error
+        if len(block) != size:
+            return None
+    return _vf.scan_record(fields, cls.type_name, block)  # type: ignore[arg-type]
 
 
 def verify_digests(record: WarcRecord) -> DigestReport:
