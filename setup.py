@@ -10,10 +10,11 @@ if not os.environ.get("WARCKIT_NO_EXTENSIONS") and sys.implementation.name == "c
     from Cython.Build import cythonize
 
     names = sorted(os.path.splitext(os.path.basename(p))[0] for p in glob.glob("_speedups/*.pyx"))
-    # gzipmember inflates with ISA-L's C library (Debian/Ubuntu: libisal-dev) and
-    # blockdeflate compresses with libdeflate's (libdeflate-dev); without the library
-    # that extension fails to compile and its pure twin is used.
-    libraries = {"gzipmember": ["isal"], "blockdeflate": ["deflate"]}
+    # gzipmember inflates with ISA-L's C library (Debian/Ubuntu: libisal-dev), and its
+    # read-ahead thread small members with libdeflate's (libdeflate-dev); blockdeflate
+    # compresses with libdeflate. Without a library that extension fails to compile
+    # and its pure twin is used.
+    libraries = {"gzipmember": ["isal", "deflate"], "blockdeflate": ["deflate"]}
     ext_modules = cythonize(
         [
             Extension(f"warckit._speedups._{n}_c", [f"_speedups/{n}.pyx"], libraries=libraries.get(n, []))

@@ -58,6 +58,16 @@ _ERRORS = {
 }
 
 
+cdef extern from "libdeflate.h" nogil:
+    struct libdeflate_decompressor:
+        pass
+    libdeflate_decompressor* libdeflate_alloc_decompressor()
+    void libdeflate_free_decompressor(libdeflate_decompressor* d)
+    int libdeflate_gzip_decompress_ex(libdeflate_decompressor* d, const void* src, size_t n,
+                                      void* out, size_t cap, size_t* in_used, size_t* out_used)
+    int LIBDEFLATE_SUCCESS
+
+
 cdef extern from "<pthread.h>" nogil:
     ctypedef struct pthread_t:
         pass
@@ -89,6 +99,10 @@ RA_SLOT = 1 << 20
 RA_SLOTS = 4
 #: Most member ends noted in one slot.
 RA_EVENTS = 8192
+#: Read-ahead: a member is first tried whole with libdeflate (faster than streaming
+#: inflate on small members) into at most this much room; one that does not fit, or
+#: is not all in the input buffer, is inflated by ISA-L as it streams.
+cdef Py_ssize_t RA_DIRECT = 1 << 18
 
 cdef enum:
     RA_MORE = 0       # more slots follow
@@ -127,6 +141,8 @@ cdef struct ra_t:
     Py_ssize_t slot_cap
     int ev_cap, nslots, w
     slot_t* slots
+    libdeflate_decompressor* direct   # NULL: ISA-L only
+    int direct_skip                   # members to inflate with ISA-L before trying again
 
 
 cdef int _ra_more(ra_t* r) noexcept nogil:
@@ -158,6 +174,38 @@ cdef int _ra_more(ra_t* r) noexcept nogil:
     return 1
 
 
+cdef int _ra_direct(ra_t* r, slot_t* s) noexcept nogil:
+    """Inflate the member at the input position whole with libdeflate: 1 done (its
+    end noted), 2 the slot should be handed over first, 0 stream it with ISA-L."""
+    cdef size_t in_used = 0, out_used = 0
+    cdef Py_ssize_t room = r.slot_cap - s.len
+    if r.direct_skip > 0:
+        r.direct_skip -= 1
+        return 0
+    if room < RA_DIRECT // 4:
+        # Hand over a nearly full slot rather than stream a small member into it.
+        return 2 if s.len > 0 else 0
+    if room > RA_DIRECT:
+        room = RA_DIRECT
+    if r.in_end - r.in_start < r.in_cap // 2 and not r.in_eof:
+        if _ra_more(r) < 0:
+            return 0  # ISA-L's path reports the read error
+    if libdeflate_gzip_decompress_ex(r.direct, r.inbuf + r.in_start, r.in_end - r.in_start,
+                                     s.data + s.len, room, &in_used, &out_used) != LIBDEFLATE_SUCCESS:
+        # Too large, cut by the buffer's end, or damaged: ISA-L streams it (and
+        # reports damage); large members tend to come in runs, so wait a while.
+        r.direct_skip = 8
+        return 0
+    r.member_start = r.in_abs
+    r.in_start += in_used
+    r.in_abs += in_used
+    s.len += out_used
+    s.ev_pos[s.nev] = s.len
+    s.ev_bound[s.nev] = r.in_abs
+    s.nev += 1
+    return 1
+
+
 cdef void _ra_fill(ra_t* r, slot_t* s) noexcept nogil:
     """Inflate into *s* until it is full or the input ends (the in-thread
     ``_inflate``'s state machine, run ahead)."""
@@ -186,6 +234,12 @@ cdef void _ra_fill(ra_t* r, slot_t* s) noexcept nogil:
                 s.snippet_len = <int>min(16, r.in_end - r.in_start)
                 memcpy(s.snippet, r.inbuf + r.in_start, s.snippet_len)
                 return
+            if r.direct != NULL:
+                m = _ra_direct(r, s)
+                if m == 1:
+                    continue  # the whole member is in the slot
+                if m == 2:
+                    return  # too little room left: the member starts the next slot
             isal_inflate_reset(&r.st)
             r.st.crc_flag = ISAL_GZIP
             r.in_member = 1
@@ -296,7 +350,7 @@ cdef class GzipDecoder:
 
     def __init__(self, fileobj, long long start=0, source=None, trailing="error",
                  Py_ssize_t in_chunk=IN_CHUNK, readahead=False, Py_ssize_t _slot=RA_SLOT,
-                 int _slots=RA_SLOTS, int _events=RA_EVENTS):
+                 int _slots=RA_SLOTS, int _events=RA_EVENTS, bint _direct=True):
         self._f = fileobj
         # Raw buffers (not zero-filled: random access makes one decoder per read,
         # and pages are only touched as far as they are used).
@@ -325,7 +379,7 @@ cdef class GzipDecoder:
             except (AttributeError, OSError, ValueError):
                 fd = -1  # no descriptor (BytesIO, a remote file): inflate in-thread
             if fd >= 0:
-                self._ra_init(fd, pos, start, in_chunk, _slot, _slots, _events)
+                self._ra_init(fd, pos, start, in_chunk, _slot, _slots, _events, _direct)
 
     @property
     def readahead(self):
@@ -335,7 +389,7 @@ cdef class GzipDecoder:
     # -- read-ahead ------------------------------------------------------------------
 
     cdef int _ra_init(self, int fd, long long pos, long long start, Py_ssize_t in_chunk,
-                      Py_ssize_t slot, int nslots, int events) except -1:
+                      Py_ssize_t slot, int nslots, int events, bint direct) except -1:
         cdef ra_t* r = <ra_t*>malloc(sizeof(ra_t))
         cdef int i
         if r == NULL:
@@ -367,6 +421,8 @@ cdef class GzipDecoder:
         r.in_abs = start
         r.member_start = start
         isal_inflate_init(&r.st)
+        if direct:
+            r.direct = libdeflate_alloc_decompressor()  # (NULL: ISA-L only)
         return 0
 
     cdef void _ra_stop(self) noexcept:
@@ -396,6 +452,8 @@ cdef class GzipDecoder:
                 free(r.slots[i].ev_bound)
             free(r.slots)
         free(r.inbuf)
+        if r.direct != NULL:
+            libdeflate_free_decompressor(r.direct)
         if r.fd >= 0:
             close(r.fd)
         pthread_cond_destroy(&r.cv)

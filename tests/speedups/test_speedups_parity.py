@@ -280,8 +280,9 @@ def test_gzip_decoders_agree(parts: list[bytes], damage: str, cut: int, trailing
 @given(st.lists(st.binary(max_size=3000), min_size=0, max_size=6),
        st.sampled_from(["none", "garbage", "truncate", "corrupt"]), st.integers(1, 50),
        st.sampled_from(["error", "stop"]),
-       st.sampled_from([{}, {"_slot": 1, "_slots": 2, "_events": 1}, {"_slot": 700, "_slots": 3, "_events": 2},
-                        {"_slot": 4096, "_slots": 2, "_events": 8192}]),
+       st.sampled_from([{}, {"_direct": False}, {"_slot": 1, "_slots": 2, "_events": 1},
+                        {"_slot": 700, "_slots": 3, "_events": 2}, {"_slot": 4096, "_slots": 2, "_events": 8192},
+                        {"_slot": 70_000, "_slots": 2}]),
        st.sampled_from([(1 << 20,), (1, 5, 300), (7,), (4096, 3)]))
 def test_gzip_readahead_agrees_with_in_thread(parts: list[bytes], damage: str, cut: int, trailing: str,
                                               tuning: dict, limits: tuple[int, ...]) -> None:
