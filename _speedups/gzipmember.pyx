@@ -481,7 +481,10 @@ cdef class GzipDecoder:
                 if not self._running:
                     self._pid = getpid()
                     if pthread_create(&self._thread, NULL, _ra_main, <void*>r) != 0:
-                        raise OSError("cannot start the read-ahead thread")
+                        # No thread to be had (a process limit): nothing has been read
+                        # ahead yet, so inflate in this thread from where we are.
+                        self._ra_free()
+                        return self._inflate(limit, keep)
                     self._running = 1
                 s = &r.slots[self._ri]
                 with nogil:
