@@ -288,6 +288,8 @@ def scan_record(bytes fields, str type_name, bytes block):
             ct_s, ct_e = vs, ve
         elif name_len == 15 and tu_s < 0 and _ieq(f + pos, 15, b"warc-target-uri", 15):
             tu_s, tu_e = vs, ve
+        elif name_len == 19 and _ieq(f + pos, 19, b"warc-segment-number", 19):
+            return None  # a segment: the streaming path
         pos = nl + 1
     if bv_s >= 0 and bv_e > bv_s:
         if not _sha1_raw(f + bv_s, bv_e - bv_s, block_raw):

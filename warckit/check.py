@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import validate as _validate
-from .digests import DIGEST_SIZES, Digest, Digester
+from .digests import DIGEST_SIZES, Digest
 from .errors import HeaderParseError, Issue, ParseError
-from .http import find_head_end, parse_http_head
 from .reader import open_archive
+from .verify import LEGACY, WARC11, verify_digests
 
 __all__ = ["FRAMING_ERRORS", "FileReport", "RecordReport", "check_file", "check_files", "iter_check_files"]
 
@@ -41,7 +41,8 @@ FRAMING_ERRORS = frozenset({
     "skipped-garbage", "trailing-garbage", "truncated-member", "truncated-head",
 })
 
-_HEAD_CAP = 1 << 20
+#: RecordReport.payload_digest for each convention a payload digest matched.
+_CONVENTIONS = {"both": "pass", WARC11: "warc1.1", LEGACY: "legacy"}
 
 
 @dataclass
@@ -111,116 +112,44 @@ class FileReport:
         }
 
 
-class _Dechunk:
-    """Chunked decoder feeding a digester; ``ok`` once the last chunk was seen."""
-
-    def __init__(self, out: Digester) -> None:
-        from ._chunked import Dechunker
-
-        self._d = Dechunker()
-        self._out = out
-
-    def feed(self, data: bytes) -> None:
-        self._d.feed(data, self._out)
-
-    @property
-    def ok(self) -> bool:
-        return not self._d.failed and self._d.state == 4
-
-
-def _digester(d: Digest | None) -> Digester | None:
-    if d is None or d.algorithm not in DIGEST_SIZES:
-        return None
-    return Digester(d.algorithm)
-
-
 def _check_record(rec: Any, report: FileReport, add: Callable[..., None]) -> RecordReport:
+    """The digest findings of one record: the checks of :func:`warckit.verify_digests`."""
     rr = RecordReport(rec.offset, rec.type, rec.record_id)
-    try:
-        bdig = rec.block_digest
-    except HeaderParseError:
-        bdig = None
-        add("bad-syntax", "error", "WARC-Block-Digest is malformed", rec.offset, "WARC-Block-Digest")
-    try:
-        pdig = rec.payload_digest
-    except HeaderParseError:
-        pdig = None
-        add("bad-syntax", "error", "WARC-Payload-Digest is malformed", rec.offset, "WARC-Payload-Digest")
-    for name, d in (("WARC-Block-Digest", bdig), ("WARC-Payload-Digest", pdig)):
+    declared: dict[str, Digest | None] = {}
+    for name, attr in (("WARC-Block-Digest", "block_digest"), ("WARC-Payload-Digest", "payload_digest")):
+        try:
+            d = declared[name] = getattr(rec, attr)
+        except HeaderParseError:
+            declared[name] = None
+            add("bad-syntax", "error", f"{name} is malformed", rec.offset, name)
+            continue
         if d is not None and d.algorithm not in DIGEST_SIZES:
             add("unknown-digest-algorithm", "warning", f"cannot verify {name} {d}: unknown algorithm",
                 rec.offset, name)
         elif d is not None and d.raw is None:
             add("bad-digest-value", "error", f"{name} {d}: value is neither base32, base16 nor "
                 "base64 of the right length", rec.offset, name)
-    block_d = _digester(bdig) if bdig is not None and bdig.raw is not None else None
-    ct = (rec.content_type or "").lower()
-    http_like = ct.startswith("application/http") and rec.type in ("response", "request", "revisit")
-    want_payload = pdig is not None and pdig.raw is not None and pdig.algorithm in DIGEST_SIZES \
-        and rec.type not in ("revisit", "continuation") and rec.segment_number is None
-    stored_d = _digester(pdig) if want_payload else None
-    entity_d: Digester | None = None
-    dechunk: _Dechunk | None = None
-    head_buf = b""
-    in_payload = not http_like
-    stream = rec.raw_stream()
-    while True:
-        data = stream.read(1 << 20)
-        if not data:
-            break
-        if block_d is not None:
-            block_d.update(data)
-        if stored_d is None:
-            continue
-        if not in_payload:
-            head_buf += data
-            end = find_head_end(head_buf, True)
-            if end < 0:
-                if len(head_buf) > _HEAD_CAP:
-                    in_payload = True
-                    stored_d = None
-                continue
-            in_payload = True
-            try:
-                head = parse_http_head(head_buf[:end], lenient=True)
-                if head.chunked:
-                    entity_d = _digester(pdig)
-                    assert entity_d is not None
-                    dechunk = _Dechunk(entity_d)
-            except ParseError:
-                add("bad-http-head", "warning", "the HTTP head in the block does not parse",
-                    rec.offset)
-            data = head_buf[end:]
-        stored_d.update(data)
-        if dechunk is not None:
-            dechunk.feed(data)
-    if block_d is not None and bdig is not None:
-        rr.block_digest = "pass" if bdig.matches(block_d.raw()) else "fail"
-        if rr.block_digest == "fail":
-            add("block-digest-mismatch", "error",
-                f"WARC-Block-Digest {bdig} does not match the block ({block_d.digest()})",
-                rec.offset, "WARC-Block-Digest")
-    elif bdig is not None:
-        rr.block_digest = "unchecked"
-    if pdig is not None:
-        if stored_d is None:
+    result = verify_digests(rec)
+    block, payload = result.block, result.payload
+    if block is not None and declared["WARC-Block-Digest"] is not None:
+        rr.block_digest = "unchecked" if block.ok is None else "pass" if block.ok else "fail"
+        if block.ok is False:
+            add("block-digest-mismatch", "error", f"WARC-Block-Digest {block.declared} does not match "
+                "the block", rec.offset, "WARC-Block-Digest")
+    if payload is not None and declared["WARC-Payload-Digest"] is not None:
+        if payload.ok is None:
             rr.payload_digest = "unchecked"
+        elif payload.ok:
+            rr.payload_digest = _CONVENTIONS[payload.convention or "both"]
         else:
-            assert pdig is not None
-            legacy = pdig.matches(stored_d.raw())
-            entity = dechunk is not None and dechunk.ok and entity_d is not None \
-                and pdig.matches(entity_d.raw())
-            if dechunk is None and legacy:
-                rr.payload_digest = "pass"
-            elif entity:
-                rr.payload_digest = "warc1.1"
-            elif legacy:
-                rr.payload_digest = "legacy"
-            else:
-                rr.payload_digest = "fail"
-                add("payload-digest-mismatch", "error",
-                    f"WARC-Payload-Digest {pdig} matches neither the de-chunked entity nor the "
-                    f"payload as stored ({stored_d.digest()})", rec.offset, "WARC-Payload-Digest")
+            rr.payload_digest = "fail"
+            why = f" ({payload.reason})" if payload.reason else ""
+            add("payload-digest-mismatch", "error",
+                f"WARC-Payload-Digest {payload.declared} matches neither the de-chunked entity nor the "
+                f"payload as stored{why}", rec.offset, "WARC-Payload-Digest")
+    for issue in rec.issues:
+        if issue.code == "bad-http-head":  # found while the digests were checked
+            add(issue.code, "warning", issue.message, rec.offset)
     return rr
 
 

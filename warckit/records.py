@@ -16,7 +16,7 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 from ._dates import parse_arc_date, parse_warc_date
 from .digests import Digest
-from .errors import HeaderParseError, HttpParseError, StaleRecordError
+from .errors import HeaderParseError, HttpParseError, Issue, StaleRecordError
 from .headers import Headers
 from .http import MAX_HTTP_HEAD, HttpHead, find_head_end, parse_http_head
 
@@ -152,7 +152,7 @@ class WarcRecord:
         self.offset = offset
         self.stream_offset = offset if stream_offset is None else stream_offset
         self.source = source
-        self.issues: list[Any] = []
+        self.issues: list[Issue] = []
         self.member_aligned = True
         self._length: int | None = None
         self._stream_length: int | None = None
@@ -507,7 +507,10 @@ class WarcRecord:
             self._http = parse_http_head(buf[:end], lenient=self._lenient)
         except HttpParseError as exc:
             if self._lenient:
-                self.issues.append(("http-head", str(exc)))
+                self.issues.append(
+                    Issue("bad-http-head", f"the HTTP head does not parse: {exc.message}", "warning",
+                          self.offset, self.source)
+                )
                 return None
             exc.source, exc.offset = self.source, self.offset  # the record, not the head
             raise exc from None

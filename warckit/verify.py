@@ -73,6 +73,8 @@ class DigestResult:
 
 
 _REVISIT_REASON = "a revisit's payload digest names the original capture's payload"
+#: WARC 1.1 §7: the first segment declares the payload digest of the reassembled record.
+_SEGMENT_REASON = "a segment's payload digest covers the payload of the whole segmented record"
 _CHUNK_ERROR = "malformed or truncated chunked transfer-encoding"
 #: (ok, convention, reason) of a payload verdict of the fast path (``_verifyfast_py``).
 _VERDICTS: dict[int, tuple[bool | None, str | None, str | None]] = {
@@ -260,9 +262,10 @@ def verify_digests(record: WarcRecord) -> DigestReport:
 def _verify_streaming(record: WarcRecord) -> DigestReport:
     block_d = record.block_digest
     payload_d = record.payload_digest
+    segment = record.type == "continuation" or record.segment_number is not None
     block_h = _hasher(block_d)
-    legacy_h = _hasher(payload_d)
-    entity_h = _hasher(payload_d)
+    legacy_h = _hasher(None if segment else payload_d)
+    entity_h = _hasher(None if segment else payload_d)
     is_revisit = record.type == "revisit"
     head = record.http if (payload_d is not None or block_h is not None) else None
     chunked = head is not None and head.chunked
@@ -298,6 +301,8 @@ def _verify_streaming(record: WarcRecord) -> DigestReport:
     if payload_d is not None:
         if is_revisit:
             payload_result = DigestResult("WARC-Payload-Digest", payload_d, None, reason=_REVISIT_REASON)
+        elif segment:
+            payload_result = DigestResult("WARC-Payload-Digest", payload_d, None, reason=_SEGMENT_REASON)
         elif legacy_h is None or (payload_raw := payload_d.raw) is None:
             payload_result = DigestResult(
                 "WARC-Payload-Digest", payload_d, None, reason=_why_unchecked(payload_d)

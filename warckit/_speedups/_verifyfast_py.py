@@ -9,7 +9,8 @@ input whose meaning is not in doubt:
 
 * WARC field lines end with CRLF, have a colon, a token name and no continuation
   line; the values used (``WARC-Block-Digest``, ``WARC-Payload-Digest``,
-  ``Content-Type``, ``WARC-Target-URI``) are the first of their name;
+  ``Content-Type``, ``WARC-Target-URI``) are the first of their name; the record is
+  not a segment (no ``WARC-Segment-Number``);
 * a digest is ``sha1:``, ``sha-1:`` or ``sha_1:`` (any case) and 32 base32 characters,
   with nothing else on the line;
 * the HTTP head ends with CRLF CRLF (no bare-LF empty line before it), has a
@@ -208,7 +209,9 @@ def scan_record(fields: bytes, type_name: str, block: bytes) -> tuple[bytes | No
     found = _fields(fields, 0, len(fields), _WANTED)
     if found is None:
         return None
-    block_value, payload_value, content_type, target = found
+    block_value, payload_value, content_type, target, segment = found
+    if segment is not None:
+        return None  # a segment's payload digest is the whole record's: the streaming path says so
     block_raw = payload_raw = None
     if block_value is not None and block_value:
         block_raw = _sha1_raw(block_value)
@@ -267,4 +270,10 @@ def scan_record(fields: bytes, type_name: str, block: bytes) -> tuple[bytes | No
     return block_value, block_ok, payload_value, verdict
 
 
-_WANTED = {b"warc-block-digest": 0, b"warc-payload-digest": 1, b"content-type": 2, b"warc-target-uri": 3}
+_WANTED = {
+    b"warc-block-digest": 0,
+    b"warc-payload-digest": 1,
+    b"content-type": 2,
+    b"warc-target-uri": 3,
+    b"warc-segment-number": 4,
+}
