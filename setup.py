@@ -17,7 +17,8 @@ if not os.environ.get("WARCKIT_NO_EXTENSIONS") and sys.implementation.name == "c
     libraries = {"gzipmember": ["isal", "deflate"], "blockdeflate": ["deflate"]}
     ext_modules = cythonize(
         [
-            Extension(f"warckit._speedups._{n}_c", [f"_speedups/{n}.pyx"], libraries=libraries.get(n, []))
+            Extension(f"warckit._speedups._{n}_c", [f"_speedups/{n}.pyx"], libraries=libraries.get(n, []),
+                      depends=glob.glob("_speedups/*.pxi"))
             for n in names
         ],
         compiler_directives={

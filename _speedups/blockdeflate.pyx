@@ -30,25 +30,7 @@ cdef extern from "libdeflate.h" nogil:
     unsigned int libdeflate_crc32(unsigned int crc, const void* buf, size_t n)
 
 
-cdef extern from "<pthread.h>" nogil:
-    ctypedef struct pthread_t:
-        pass
-    ctypedef struct pthread_mutex_t:
-        pass
-    ctypedef struct pthread_cond_t:
-        pass
-    int pthread_mutex_init(pthread_mutex_t* m, void* attr)
-    int pthread_mutex_destroy(pthread_mutex_t* m)
-    int pthread_mutex_lock(pthread_mutex_t* m)
-    int pthread_mutex_unlock(pthread_mutex_t* m)
-    int pthread_mutex_trylock(pthread_mutex_t* m)
-    int pthread_cond_init(pthread_cond_t* c, void* attr)
-    int pthread_cond_destroy(pthread_cond_t* c)
-    int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m)
-    int pthread_cond_signal(pthread_cond_t* c)
-    int pthread_cond_broadcast(pthread_cond_t* c)
-    int pthread_create(pthread_t* t, void* attr, void* (*f)(void*) noexcept nogil, void* arg)
-    int pthread_join(pthread_t t, void** ret)
+include "_pthread.pxi"
 
 
 cdef extern from "<unistd.h>" nogil:

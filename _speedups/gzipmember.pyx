@@ -68,23 +68,7 @@ cdef extern from "libdeflate.h" nogil:
     int LIBDEFLATE_SUCCESS
 
 
-cdef extern from "<pthread.h>" nogil:
-    ctypedef struct pthread_t:
-        pass
-    ctypedef struct pthread_mutex_t:
-        pass
-    ctypedef struct pthread_cond_t:
-        pass
-    int pthread_mutex_init(pthread_mutex_t* m, void* attr)
-    int pthread_mutex_destroy(pthread_mutex_t* m)
-    int pthread_mutex_lock(pthread_mutex_t* m)
-    int pthread_mutex_unlock(pthread_mutex_t* m)
-    int pthread_cond_init(pthread_cond_t* c, void* attr)
-    int pthread_cond_destroy(pthread_cond_t* c)
-    int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m)
-    int pthread_cond_broadcast(pthread_cond_t* c)
-    int pthread_create(pthread_t* t, void* attr, void* (*f)(void*) noexcept nogil, void* arg)
-    int pthread_join(pthread_t t, void** ret)
+include "_pthread.pxi"
 
 
 cdef extern from "<unistd.h>" nogil:
