@@ -371,13 +371,28 @@ def _piece(path: str, start: int, end: int | None, reached: list[bool], compact:
                 yield offset, wrap(packed)
 
 
-def _piece_in_worker(path: str, start: int, end: int | None) -> tuple[list[_Item], bool]:
-    """Worker process: one piece's results (a list of compact tuples) and whether it stopped at *end*."""
+#: Results a worker writes to its spool file at a time (one pickle each).
+_SPOOL_BATCH = 4096
+
+
+def _piece_to_file(path: str, start: int, end: int | None, spool: str) -> bool:
+    """Worker process: one piece's results (compact tuples), pickled in batches into
+    *spool*; returns whether the piece stopped at *end*."""
+    import pickle
+
     global _WORKER
     _WORKER = None  # forked: the parent's digest thread does not exist in this process
     reached: list[bool] = []
-    items = list(_piece(path, start, end, reached, compact=True))
-    return items, bool(reached)
+    with open(spool, "wb", buffering=1 << 20) as out:
+        batch: list[_Item] = []
+        for item in _piece(path, start, end, reached, compact=True):
+            batch.append(item)
+            if len(batch) >= _SPOOL_BATCH:
+                pickle.dump(batch, out, protocol=pickle.HIGHEST_PROTOCOL)
+                batch = []
+        if batch:
+            pickle.dump(batch, out, protocol=pickle.HIGHEST_PROTOCOL)
+    return bool(reached)
 
 
 def _report(item: _PackedReport | DigestReport) -> DigestReport:
@@ -385,10 +400,51 @@ def _report(item: _PackedReport | DigestReport) -> DigestReport:
 
 
 class _Forked(Forked):
-    """One piece checked in a forked child (see :class:`warckit.pieces.Forked`)."""
+    """One piece checked in a forked child (see :class:`warckit.pieces.Forked`).
+
+    The child spools its results to a temporary file that is read back one batch at a
+    time, so this process holds no more than a batch of another piece's results.
+    """
 
     def __init__(self, path: str, start: int, end: int | None) -> None:
-        super().__init__(_piece_in_worker, path, start, end)
+        import tempfile
+
+        fd, self.spool = tempfile.mkstemp(prefix="warckit-verify-", suffix=".part")
+        os.close(fd)
+        try:
+            super().__init__(_piece_to_file, path, start, end, self.spool)
+        except BaseException:
+            self.discard()
+            raise
+
+    def result(self) -> tuple[Iterator[_Item], bool] | None:
+        """``(the piece's results, whether it stopped at its end)``; ``None`` if it failed."""
+        stopped = super().result()
+        if stopped is None:
+            return None
+        return self._items(), bool(stopped)
+
+    def _items(self) -> Iterator[_Item]:
+        import pickle
+
+        with open(self.spool, "rb") as fh:
+            while True:
+                try:
+                    batch = pickle.load(fh)
+                except EOFError:
+                    return
+                yield from batch
+
+    def discard(self) -> None:
+        """Remove the spool file (its results have been read, or are not wanted)."""
+        try:
+            os.unlink(self.spool)
+        except FileNotFoundError:
+            pass
+
+    def cancel(self) -> None:
+        super().cancel()
+        self.discard()
 
 
 def verify_file(
@@ -401,8 +457,8 @@ def verify_file(
     large gzip-per-record WARC file is cut at record boundaries (as ``warckit index
     -j`` does, see :mod:`warckit.pieces`) into *jobs* pieces: this process checks
     the first while worker processes check the others; their results are yielded in
-    file order once this process gets to them (they are held in memory meanwhile:
-    a few dozen bytes per record). Other files, and every file where ``os.fork``
+    file order once this process gets to them (the workers spool them to temporary
+    files meanwhile, so memory stays bounded). Other files, and every file where ``os.fork``
     is not available, are checked in this process.
 
     Args:
@@ -456,6 +512,7 @@ def verify_file(
             items, stopped = result
             for offset, item in items:
                 yield offset, _report(item)
+            child.discard()
             if not stopped:
                 return  # that piece read to the end of the file
     finally:

@@ -107,7 +107,10 @@ def test_failed_child_is_reported_and_early_stop_reaps_children(
 ) -> None:
     import os
 
-    assert verify._Forked(str(tmp_path / "missing.warc.gz"), 0, None).result() is None
+    failed = verify._Forked(str(tmp_path / "missing.warc.gz"), 0, None)
+    assert failed.result() is None
+    failed.cancel()
+    assert not Path(failed.spool).exists()
     started: list[tuple[verify._Forked, int]] = []
 
     class Recorded(verify._Forked):
@@ -120,10 +123,11 @@ def test_failed_child_is_reported_and_early_stop_reaps_children(
     path = _prefix(BENCH / "cc-300.warc.gz", tmp_path / "cc.warc.gz", 300)
     it = verify.verify_file(path, jobs=3, min_split_size=0)
     assert next(it)[0] == 0
-    it.close()  # the children are stopped and reaped
+    it.close()  # the children are stopped and reaped, their spool files removed
     assert len(started) == 2
     for child, pid in started:
         assert child.pid is None
+        assert not Path(child.spool).exists()
         with pytest.raises(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
 
@@ -163,7 +167,8 @@ def test_worker_piece_comes_back_whole(tmp_path: Path, mix: str) -> None:
     here = list(verify._piece(str(path), 0, None, []))
     result = verify._Forked(str(path), 0, None).result()
     assert result is not None
-    items, stopped = result
+    items_iter, stopped = result
+    items = list(items_iter)
     assert not stopped
     assert [(o, verify._report(i)) for o, i in items] == [(o, verify._report(i)) for o, i in here]
     assert any(isinstance(i, tuple) for _, i in items)  # the fast path's compact results
@@ -176,7 +181,7 @@ def test_worker_returns_streamed_reports(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(verify, "_scan", lambda record: None)  # every record streams (forked: inherited)
     result = verify._Forked(str(src), 0, None).result()
     assert result is not None
-    items, _ = result
+    items = list(result[0])
     assert all(isinstance(i, verify.DigestReport) for _, i in items)
     assert [(o, verify._report(i)) for o, i in items] == _sequential(src)[0]
 
@@ -192,3 +197,27 @@ def test_fork_failure_checks_the_file_here(tmp_path: Path, monkeypatch: pytest.M
 
     monkeypatch.setattr(os, "fork", no_fork)
     assert _run(path, jobs=2, min_split_size=0) == expected
+
+
+def test_worker_results_are_spooled_and_removed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Workers' results come back through temporary files (bounded memory here), all removed after."""
+    import os
+    import tempfile
+
+    path = _prefix(BENCH / "small-300.warc.gz", tmp_path / "small.warc.gz", 2000)
+    spools = tmp_path / "spools"
+    spools.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spools))
+    monkeypatch.setattr(verify, "_SPOOL_BATCH", 7)  # many batches per piece
+    sizes: list[int] = []
+    real = verify._Forked.discard
+
+    def measured(self: verify._Forked) -> None:
+        if os.path.exists(self.spool):
+            sizes.append(os.path.getsize(self.spool))
+        real(self)
+
+    monkeypatch.setattr(verify._Forked, "discard", measured)
+    assert _run(path, jobs=3, min_split_size=0) == _sequential(path)
+    assert list(spools.iterdir()) == []
+    assert len(sizes) >= 2 and all(size > 1000 for size in sizes[:2])  # both workers' results were spooled
