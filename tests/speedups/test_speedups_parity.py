@@ -255,10 +255,8 @@ def _decode(impl, data: bytes, trailing: str, readahead: dict | None = None,  # 
 _members = st.lists(st.binary(max_size=3000), min_size=0, max_size=5)
 
 
-@settings(max_examples=200, deadline=None)
-@given(_members, st.sampled_from(["none", "garbage", "truncate", "corrupt"]), st.integers(1, 50),
-       st.sampled_from(["error", "stop"]))
-def test_gzip_decoders_agree(parts: list[bytes], damage: str, cut: int, trailing: str) -> None:
+def _gzip_members(parts: list[bytes], damage: str, cut: int) -> bytes:
+    """One gzip member per part, then *damage*: trailing garbage, a cut end or a flipped byte."""
     import gzip
 
     data = b"".join(gzip.compress(p, mtime=0) for p in parts)
@@ -269,6 +267,15 @@ def test_gzip_decoders_agree(parts: list[bytes], damage: str, cut: int, trailing
     elif damage == "corrupt" and len(data) > 20:
         i = len(data) // 2
         data = data[:i] + bytes([data[i] ^ 0xFF]) + data[i + 1 :]
+    return data
+
+
+@settings(max_examples=200, deadline=None)
+@given(_members, st.sampled_from(["none", "garbage", "truncate", "corrupt"]), st.integers(1, 50),
+       st.sampled_from(["error", "stop"]))
+def test_gzip_decoders_agree(parts: list[bytes], damage: str, cut: int, trailing: str) -> None:
+
+    data = _gzip_members(parts, damage, cut)
     results = [_decode(impl, data, trailing) for impl in GZIP]
     assert all(r == results[0] for r in results), results
     if damage == "none":
@@ -288,16 +295,8 @@ def test_gzip_readahead_agrees_with_in_thread(parts: list[bytes], damage: str, c
                                               tuning: dict, limits: tuple[int, ...]) -> None:
     """The thread-ahead decoder hands out the same bytes, boundaries, member starts
     and errors as the in-thread decoder, whatever the slot sizes and read limits."""
-    import gzip
 
-    data = b"".join(gzip.compress(p, mtime=0) for p in parts)
-    if damage == "garbage":
-        data += b"GARBAGE" * cut
-    elif damage == "truncate" and data:
-        data = data[: max(0, len(data) - cut)]
-    elif damage == "corrupt" and len(data) > 20:
-        i = len(data) // 2
-        data = data[:i] + bytes([data[i] ^ 0xFF]) + data[i + 1 :]
+    data = _gzip_members(parts, damage, cut)
     compiled = GZIP[1]
     for skip_every in (0, 3):
         _readahead_case(compiled, data, damage, trailing, tuning, limits, skip_every, parts)
