@@ -222,15 +222,18 @@ def make_decoder(
     lenient: bool = False,
     in_chunk: int | None = None,
     readahead: bool = False,
+    direct: bool = True,
 ) -> Decoder:
     """Return the decoder for *compression* (``"gzip"``, ``"zstd"`` or ``"none"``).
 
     With *readahead*, a compiled gzip decoder inflates ahead on a native thread
-    (files with a descriptor only; elsewhere it has no effect).
+    (files with a descriptor only; elsewhere it has no effect). *direct* lets it
+    inflate small members whole (for sequential reading; random access turns it off).
     """
     if compression == "gzip":
         decoder: Decoder = GzipDecoder(
-            fileobj, start, source, "stop" if lenient else "error", in_chunk or IN_CHUNK, readahead
+            fileobj, start, source, "stop" if lenient else "error", in_chunk or IN_CHUNK,
+            readahead=readahead, direct=direct,
         )
         return decoder
     if compression == "zstd":

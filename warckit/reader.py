@@ -119,6 +119,7 @@ class ArchiveReader(_ReaderCore):
             # (_chunk) reads one record, where inflating ahead would be waste.
             readahead = self._own and _chunk is None and _READAHEAD_DEFAULT
         kwargs["readahead"] = readahead
+        kwargs["direct"] = _chunk is None
         self._dec: Any = make_decoder(self._f, self.compression, **kwargs)
         if self.compression == "zstd" and offset and self._f.seekable():
             self._load_zstd_dictionary(offset)

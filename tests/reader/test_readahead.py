@@ -138,6 +138,18 @@ def test_defaults_and_opt_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
         assert not r._dec.readahead
 
 
+def test_decoder_hands_out_whole_small_members(tmp_path: Path) -> None:
+    """The reader's decoder (either way) hands a small member out in one piece."""
+    member = _member(b"x" * 5000)
+    path = tmp_path / "two.warc.gz"
+    path.write_bytes(member * 2)
+    whole = len(gzip.decompress(member))
+    for readahead in (True, False):
+        with warckit.ArchiveReader(path, readahead=readahead) as r:
+            next(r)
+            assert len(r._buf) == whole, readahead
+
+
 @pytest.mark.skipif(not COMPILED or not hasattr(os, "fork"), reason="compiled read-ahead, fork()")
 def test_inherited_decoder_refuses_in_a_forked_child(tmp_path: Path) -> None:
     """A child cannot use the parent's thread: reading raises instead of hanging."""

@@ -201,7 +201,7 @@ GZIP = _impls("gzipmember")
 
 
 def _decode(impl, data: bytes, trailing: str, readahead: dict | None = None,  # type: ignore[no-untyped-def]
-            limits: tuple[int, ...] = (1 << 20,), skip_every: int = 0):
+            limits: tuple[int, ...] = (1 << 20,), skip_every: int = 0, direct: bool = True):
     """Everything a decoder yields: the stream, where members end (with the
     ``member_start`` seen there), and how it stopped.
 
@@ -216,7 +216,9 @@ def _decode(impl, data: bytes, trailing: str, readahead: dict | None = None,  # 
 
     if readahead is None:
         f = io.BytesIO(data)
-        dec = impl.GzipDecoder(f, 0, "x", trailing)
+        dec = impl.GzipDecoder(f, 0, "x", trailing) if direct else impl.GzipDecoder(
+            f, 0, "x", trailing, 1 << 18, False, direct=False
+        )
     else:
         f = tempfile.TemporaryFile()  # noqa: SIM115 - closed in the finally below
         f.write(data)
@@ -287,7 +289,7 @@ def test_gzip_decoders_agree(parts: list[bytes], damage: str, cut: int, trailing
 @given(st.lists(st.binary(max_size=3000), min_size=0, max_size=6),
        st.sampled_from(["none", "garbage", "truncate", "corrupt"]), st.integers(1, 50),
        st.sampled_from(["error", "stop"]),
-       st.sampled_from([{}, {"_direct": False}, {"_slot": 1, "_slots": 2, "_events": 1},
+       st.sampled_from([{}, {"direct": False}, {"_slot": 1, "_slots": 2, "_events": 1},
                         {"_slot": 700, "_slots": 3, "_events": 2}, {"_slot": 4096, "_slots": 2, "_events": 8192},
                         {"_slot": 70_000, "_slots": 2}]),
        st.sampled_from([(1 << 20,), (1, 5, 300), (7,), (4096, 3)]))
@@ -307,8 +309,10 @@ def _readahead_case(compiled, data, damage, trailing, tuning, limits, skip_every
 
     expect = _decode(compiled, data, trailing, None, limits, skip_every)
     got = _decode(compiled, data, trailing, tuning, limits, skip_every)
+    isal_only = _decode(compiled, data, trailing, None, limits, skip_every, direct=False)
     if skip_every:  # which bytes were skipped depends on how the stream was cut
-        expect, got = (tuple(len(x) if isinstance(x, bytes) else x for x in r) for r in (expect, got))
+        expect, got, isal_only = (tuple(len(x) if isinstance(x, bytes) else x for x in r)
+                                  for r in (expect, got, isal_only))
     if damage == "corrupt":
         # How much of a damaged member is handed out before the error depends on
         # read sizes (what the failing call inflated is dropped); all before it agrees.
@@ -317,8 +321,9 @@ def _readahead_case(compiled, data, damage, trailing, tuning, limits, skip_every
             kept = bounds[-1][0] if bounds else 0
             out = min(out, kept) if isinstance(out, int) else out[:kept]
             return (r[0], r[1] if r[0] == "err" else None, out, bounds, r[-2:] if r[0] == "ok" else None)
-        expect, got = whole(expect), whole(got)
+        expect, got, isal_only = whole(expect), whole(got), whole(isal_only)
     assert got == expect
+    assert isal_only == expect
     if damage == "none":
         assert got[0] == "ok" and (got[1] if skip_every else len(got[1])) == sum(map(len, parts))
         ends = [len(gzip.compress(p, mtime=0)) for p in parts]

@@ -40,6 +40,8 @@ class GzipDecoder:
         in_chunk: Compressed bytes read from the file at a time.
         readahead: Ask the compiled twin to inflate ahead on a native thread; this
             twin always inflates in the calling thread (:attr:`readahead` is False).
+        direct: Let the compiled twin inflate small members whole with libdeflate
+            (sequential reading; random access turns it off). No effect here.
     """
 
     #: Whether a thread inflates ahead of :meth:`read` (never, in this twin).
@@ -55,6 +57,7 @@ class GzipDecoder:
         trailing: str = "error",
         in_chunk: int = IN_CHUNK,
         readahead: bool = False,
+        direct: bool = True,
     ) -> None:
         self._f = fileobj
         self._in_chunk = in_chunk
