@@ -328,3 +328,34 @@ def _readahead_case(compiled, data, damage, trailing, tuning, limits, skip_every
         assert got[0] == "ok" and (got[1] if skip_every else len(got[1])) == sum(map(len, parts))
         ends = [len(gzip.compress(p, mtime=0)) for p in parts]
         assert [b for _, b, _ in got[2]] == [sum(ends[: k + 1]) for k in range(len(parts))]
+
+
+def test_gzip_decoders_raise_the_file_objects_error() -> None:
+    """An error of the file object itself surfaces as it was raised, in both twins."""
+    import gzip
+    import io
+
+    class Failing(io.BytesIO):
+        def __init__(self, data: bytes) -> None:
+            super().__init__(data)
+            self.calls = 0
+
+        def _fail(self) -> None:
+            self.calls += 1
+            if self.calls > 1:
+                raise ValueError("the disk went away")
+
+        def read(self, n: int | None = -1) -> bytes:
+            self._fail()
+            return super().read(min(n, 64) if n and n > 0 else 64)
+
+        def readinto(self, buf) -> int:  # type: ignore[no-untyped-def, override]
+            self._fail()
+            return super().readinto(memoryview(buf)[:64])
+
+    data = gzip.compress(bytes(range(256)) * 40, mtime=0)
+    for impl in GZIP:
+        dec = impl.GzipDecoder(Failing(data), 0, "x")
+        with pytest.raises(ValueError, match="the disk went away"):
+            while dec.read(100)[0]:
+                pass
