@@ -204,7 +204,20 @@ def test_worker_results_are_spooled_and_removed(tmp_path: Path, monkeypatch: pyt
     import os
     import tempfile
 
-    path = _prefix(BENCH / "small-300.warc.gz", tmp_path / "small.warc.gz", 2000)
+    import base64
+    import gzip
+    import hashlib
+
+    members = []
+    for i in range(2000):
+        block = b"record %d " % i * (i % 50 + 1)
+        digest = base64.b32encode(hashlib.sha1(block if i % 97 else b"wrong").digest()).decode()
+        head = (f"WARC/1.1\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:{i}>\r\n"
+                f"WARC-Date: 2024-01-01T00:00:00Z\r\nWARC-Target-URI: http://example.com/{i}\r\n"
+                f"WARC-Block-Digest: sha1:{digest}\r\nContent-Length: {len(block)}\r\n\r\n").encode()
+        members.append(gzip.compress(head + block + b"\r\n\r\n", compresslevel=1, mtime=0))
+    path = tmp_path / "small.warc.gz"
+    path.write_bytes(b"".join(members))
     spools = tmp_path / "spools"
     spools.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(spools))
@@ -218,6 +231,9 @@ def test_worker_results_are_spooled_and_removed(tmp_path: Path, monkeypatch: pyt
         real(self)
 
     monkeypatch.setattr(verify._Forked, "discard", measured)
-    assert _run(path, jobs=3, min_split_size=0) == _sequential(path)
+    got = _run(path, jobs=3, min_split_size=0)
+    assert got == _sequential(path)
+    assert len(got[0]) == 2000 and [o for o, r in got[0] if not r.ok] == [
+        sum(map(len, members[:i])) for i in range(0, 2000, 97)]
     assert list(spools.iterdir()) == []
     assert len(sizes) >= 2 and all(size > 1000 for size in sizes[:2])  # both workers' results were spooled
