@@ -209,21 +209,18 @@ cdef class ReaderCore:
             return self._buf
         return self._buf[pos : pos + take]
 
-    def _buffered_block(self, record):
+    def _take_whole_block(self, record):
         """See the pure twin."""
         ref = self._current_ref
         cdef long long left = self._cur_block_left
         cdef Py_ssize_t pos = self._pos
-        if ref is None or ref() is not record or record._pulled or left != <long long>record._content_length:
+        if ref is None or ref() is not record or left != <long long>record._content_length:
             return None
         if left > PyBytes_GET_SIZE(self._buf) - pos:
             return None
-        block = self._buf[pos : pos + left]
         self._pos = pos + <Py_ssize_t>left
         self._cur_block_left = 0
-        record._retained = block
-        record._pulled = left
-        return block
+        return self._buf[pos : pos + left]
 
     def _skip_block(self, record):
         self._c_skip_block(record)

@@ -397,6 +397,13 @@ class WarcRecord:
         The bytes stay available to :attr:`http` and the streams, so peeking does not
         consume the body (the block must not have been consumed past them yet).
         """
+        if not self._pulled and size >= self._content_length and self._reader is not None:
+            # The common case: the whole block, all in the reader's buffer, in one piece.
+            block = self._reader._take_whole_block(self)
+            if block is not None:
+                self._retained = block
+                self._pulled = len(block)
+                return block
         self._retain_until(size)
         return self._retained
 

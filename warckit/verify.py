@@ -230,15 +230,12 @@ def _scan(record: WarcRecord) -> _PackedReport | None:
     fields = record.headers.raw
     if fields is None:
         return None
-    reader = record._reader
-    block = reader._buffered_block(record) if reader is not None else None
-    if block is None:
-        try:
-            block = record.peek_block(size)
-        except StaleRecordError:
-            return None  # the streaming path raises its own error
-        if len(block) != size:
-            return None
+    try:
+        block = record.peek_block(size)
+    except StaleRecordError:
+        return None  # the streaming path raises its own error
+    if len(block) != size:
+        return None
     return _vf.scan_record(fields, cls.type_name, block)  # type: ignore[arg-type]
 
 

@@ -202,23 +202,19 @@ class ReaderCore:
             return self._buf
         return self._buf[pos : pos + take]
 
-    def _buffered_block(self, record: WarcRecord) -> bytes | None:
-        """The whole block of the current *record* when it is all buffered and none
-        of it has been read: taken from the buffer and kept by the record (as
-        ``peek_block`` keeps it). ``None`` otherwise (the caller peeks instead)."""
+    def _take_whole_block(self, record: WarcRecord) -> bytes | None:
+        """The whole block of the current *record*, taken from the buffer in one piece
+        when it is all there and none of it has been pulled; ``None`` otherwise."""
         ref = self._current_ref
         left = self._cur_block_left
-        if ref is None or ref() is not record or record._pulled or left != record._content_length:
+        if ref is None or ref() is not record or left != record._content_length:
             return None
         pos = self._pos
         if left > len(self._buf) - pos:
             return None
-        block = self._buf[pos : pos + left]
         self._pos = pos + left
         self._cur_block_left = 0
-        record._retained = block
-        record._pulled = left
-        return block
+        return self._buf[pos : pos + left]
 
     def _skip_block(self, record: WarcRecord) -> None:
         left = self._cur_block_left
