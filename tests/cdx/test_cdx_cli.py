@@ -121,12 +121,12 @@ def test_outputs_that_are_not_regular_files_are_written_in_place(tmp_path: Path,
     import stat
     import threading
 
+    src = _paths()[0]  # (may skip: before the reader thread is started)
     fifo = tmp_path / "out.fifo"
     os.mkfifo(fifo)
     got: list[bytes] = []
-    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
     reader.start()
-    src = _paths()[0]
     if command == "index":
         argv = ["index", "-o", str(fifo), src]
     elif command == "merge":
