@@ -538,11 +538,18 @@ class WarcRecord:
         """The payload as stored: the block after the HTTP head (still chunked, if it was)."""
         return BlockStream(self, self.payload_offset())
 
-    def content_stream(self, *, decode_content: bool = False) -> io.RawIOBase:
+    def content_stream(
+        self, *, decode_content: bool = False, max_decoded: int | None = None
+    ) -> io.RawIOBase:
         """The payload with chunked transfer-encoding removed.
+
+        Decoding streams in bounded memory whatever the compression ratio.
 
         Args:
             decode_content: Also remove Content-Encoding (gzip, deflate, br, zstd).
+            max_decoded: With *decode_content*, raise
+                :class:`~warckit.errors.DecompressionBombError` once a decoded layer
+                grows past this many bytes (default: no limit).
         """
         from ._chunked import ChunkedReader, DecodingReader
 
@@ -554,7 +561,9 @@ class WarcRecord:
             stream = ChunkedReader(stream, lenient=self._lenient)
         if decode_content:
             for coding in reversed(h.content_encodings()):
-                stream = DecodingReader(stream, coding)
+                stream = DecodingReader(
+                    stream, coding, max_decoded=max_decoded, source=self.source, offset=self.offset
+                )
         return stream  # type: ignore[no-any-return]
 
     def write_to(self, out: IO[bytes]) -> int:

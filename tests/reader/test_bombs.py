@@ -1,0 +1,135 @@
+"""Decompression bombs: decoded streams run in bounded memory, at decompression speed.
+
+Every bound is asserted in a child process whose address space is capped
+(``RLIMIT_AS``), so a decoder that holds a bomb's output in memory fails with
+``MemoryError`` there; the child's timeout catches quadratic work.
+"""
+
+from __future__ import annotations
+
+import io
+import zlib
+from pathlib import Path
+
+import pytest
+from limits import run_limited
+
+import warckit
+from warckit import DecompressionBombError
+
+brotli = pytest.importorskip("brotli")
+zstandard = pytest.importorskip("zstandard")
+
+MIB = 1 << 20
+BOMB = 256 * MIB  # decoded size of every bomb here
+LIMIT_MB = 200  # the child's whole address space: less than one bomb's output
+
+pytestmark = pytest.mark.slow
+
+
+def _compress(coding: str, n_mib: int) -> bytes:
+    zeros = bytes(MIB)
+    if coding == "gzip":
+        c = zlib.compressobj(1, zlib.DEFLATED, 31)
+        return b"".join(c.compress(zeros) for _ in range(n_mib)) + c.flush()
+    if coding == "deflate":
+        c = zlib.compressobj(1, zlib.DEFLATED, 15)
+        return b"".join(c.compress(zeros) for _ in range(n_mib)) + c.flush()
+    if coding == "br":
+        b = brotli.Compressor(quality=1)
+        return b"".join(b.compress(zeros) for _ in range(n_mib)) + b.finish()
+    z = zstandard.ZstdCompressor(level=1).compressobj()
+    return b"".join(z.compress(zeros) for _ in range(n_mib)) + z.flush()
+
+
+def _response(body: bytes, encoding: str) -> bytes:
+    http = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
+        b"Content-Encoding: " + encoding.encode() + b"\r\n\r\n" + body
+    )
+    return (
+        b"WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:1>\r\n"
+        b"WARC-Date: 2024-01-01T00:00:00Z\r\nWARC-Target-URI: http://example.com/\r\n"
+        b"Content-Type: application/http;msgtype=response\r\n"
+        b"Content-Length: " + str(len(http)).encode() + b"\r\n\r\n" + http + b"\r\n\r\n"
+    )
+
+
+@pytest.fixture(scope="module")
+def bombs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("bombs")
+    out = {}
+    for coding in ("gzip", "deflate", "br", "zstd"):
+        path = root / f"{coding}.warc"
+        path.write_bytes(_response(_compress(coding, BOMB // MIB), coding))
+        out[coding] = path
+    # Nested codings: the outer layers are small, the inner one is the bomb.
+    inner = _compress("gzip", BOMB // MIB)
+    nested = zlib.compress(brotli.compress(inner, quality=1), 1)
+    gz = zlib.compressobj(1, zlib.DEFLATED, 31)
+    nested = gz.compress(brotli.compress(inner, quality=1)) + gz.flush()
+    path = root / "nested.warc"
+    path.write_bytes(_response(nested, "gzip, br, gzip"))
+    out["nested"] = path
+    return out
+
+
+_READ_ALL = """
+import warckit
+with warckit.open({path!r}) as reader:
+    record = next(reader)
+    stream = record.content_stream(decode_content=True)
+    n = nonzero = 0
+    while True:
+        piece = stream.read({size})
+        if not piece:
+            break
+        n += len(piece)
+        nonzero += len(piece) - piece.count(0)
+print(n, nonzero)
+"""
+
+
+@pytest.mark.parametrize("coding", ["gzip", "deflate", "br", "zstd", "nested"])
+@pytest.mark.parametrize("size", [4096, 1 << 20])
+def test_content_encoding_bomb_streams_in_bounded_memory(bombs: dict[str, Path], coding: str, size: int) -> None:
+    out = run_limited(_READ_ALL.format(path=str(bombs[coding]), size=size), limit_mb=LIMIT_MB, timeout=90)
+    assert out.split() == [str(BOMB), "0"]
+
+
+def test_extract_payload_decode_bomb_runs_in_bounded_memory(bombs: dict[str, Path]) -> None:
+    code = f"""
+import contextlib, io, os, sys
+from warckit.cli import main
+sink = open(os.devnull, "wb")
+sys.stdout = io.TextIOWrapper(sink)
+rc = main(["extract", {str(bombs['br'])!r}, "0", "--payload", "--decode"])
+sys.stdout.flush()
+print(rc, sink.tell(), file=sys.stderr)
+"""
+    run_limited(code, limit_mb=LIMIT_MB, timeout=90)
+
+
+def test_max_decoded_raises_a_typed_error_naming_source_and_offset(bombs: dict[str, Path]) -> None:
+    with warckit.open(bombs["zstd"]) as reader:
+        record = next(reader)
+        stream = record.content_stream(decode_content=True, max_decoded=10 * MIB)
+        got = 0
+        with pytest.raises(DecompressionBombError) as info:
+            while piece := stream.read(1 << 16):
+                got += len(piece)
+    assert got <= 10 * MIB
+    assert info.value.offset == 0 and info.value.source is not None and "zstd.warc" in info.value.source
+    assert "10485760" in str(info.value)
+
+
+def test_max_decoded_counts_the_outermost_decoded_bytes() -> None:
+    body = zlib.compress(b"a" * 5000)
+    record_bytes = _response(body, "deflate")
+    with warckit.open(io.BytesIO(record_bytes)) as reader:
+        record = next(reader)
+        assert record.content_stream(decode_content=True, max_decoded=5000).read() == b"a" * 5000
+    with warckit.open(io.BytesIO(record_bytes)) as reader:
+        record = next(reader)
+        with pytest.raises(DecompressionBombError):
+            record.content_stream(decode_content=True, max_decoded=4999).read()
