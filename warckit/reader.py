@@ -14,7 +14,13 @@ import weakref
 from collections.abc import Callable, Collection, Iterator
 from typing import IO, TYPE_CHECKING, Any, BinaryIO
 
-from ._compression import ZSTD_DICT_MAGIC, PlainDecoder, make_decoder, sniff_compression
+from ._compression import (
+    MAX_DICTIONARY,
+    ZSTD_DICT_MAGIC,
+    PlainDecoder,
+    make_decoder,
+    sniff_compression,
+)
 from ._cpus import cpu_count
 from ._speedups import load
 from .errors import (
@@ -171,7 +177,7 @@ class ArchiveReader(_ReaderCore):
         head = f.read(8)
         if head[:4] == ZSTD_DICT_MAGIC and len(head) == 8:
             size = int.from_bytes(head[4:8], "little")
-            self._dec._load_dictionary(head + f.read(size))
+            self._dec._load_dictionary(head + f.read(min(size, MAX_DICTIONARY)))
         f.seek(offset)
 
     def close(self) -> None:

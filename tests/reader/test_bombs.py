@@ -133,3 +133,64 @@ def test_max_decoded_counts_the_outermost_decoded_bytes() -> None:
         record = next(reader)
         with pytest.raises(DecompressionBombError):
             record.content_stream(decode_content=True, max_decoded=4999).read()
+
+
+# --- warc-zstd --------------------------------------------------------------------------
+
+
+def _zstd_record_frame(n_mib: int) -> bytes:
+    head = (
+        b"WARC/1.1\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:2>\r\n"
+        b"WARC-Date: 2024-01-01T00:00:00Z\r\nContent-Type: application/octet-stream\r\n"
+        b"Content-Length: " + str(n_mib * MIB).encode() + b"\r\n\r\n"
+    )
+    z = zstandard.ZstdCompressor(level=1).compressobj()
+    zeros = bytes(MIB)
+    return z.compress(head) + b"".join(z.compress(zeros) for _ in range(n_mib)) + z.compress(b"\r\n\r\n") + z.flush()
+
+
+def _skippable(payload: bytes, declared: int | None = None) -> bytes:
+    size = len(payload) if declared is None else declared
+    return b"\x5d\x2a\x4d\x18" + size.to_bytes(4, "little") + payload
+
+
+_ITERATE = """
+import warckit
+with warckit.open({path!r}) as reader:
+    rows = [(r.offset, r.length, r.content_length) for r in reader]
+print(rows)
+"""
+
+
+def test_zstd_record_frame_bomb_iterates_in_bounded_memory(tmp_path: Path) -> None:
+    frame = _zstd_record_frame(BOMB // MIB)
+    path = tmp_path / "bomb.warc.zst"
+    path.write_bytes(frame + _zstd_record_frame(1))
+    out = run_limited(_ITERATE.format(path=str(path)), limit_mb=LIMIT_MB, timeout=90)
+    assert out.strip() == str([(0, len(frame), BOMB), (len(frame), path.stat().st_size - len(frame), MIB)])
+
+
+def test_zstd_dictionary_frame_bomb_is_refused_in_bounded_memory(tmp_path: Path) -> None:
+    z = zstandard.ZstdCompressor(level=1).compressobj()
+    zeros = bytes(MIB)
+    bomb = b"".join(z.compress(zeros) for _ in range(BOMB // MIB)) + z.flush()
+    path = tmp_path / "dict-bomb.warc.zst"
+    path.write_bytes(_skippable(bomb) + _zstd_record_frame(1))
+    code = f"""
+import warckit
+try:
+    with warckit.open({str(path)!r}) as reader:
+        list(reader)
+except warckit.CompressionError as exc:
+    print(type(exc).__name__, exc.offset, exc)
+"""
+    out = run_limited(code, limit_mb=LIMIT_MB, timeout=90)
+    assert out.startswith("CompressionError 0 ") and "more than 16777216 bytes" in out
+
+
+def test_zstd_dictionary_frame_declaring_4_gib_is_refused_without_reading_it(tmp_path: Path) -> None:
+    path = tmp_path / "dict-huge.warc.zst"
+    path.write_bytes(_skippable(b"\x00" * 64, declared=0xFFFFFFF0) + _zstd_record_frame(1))
+    with pytest.raises(warckit.CompressionError) as info, warckit.open(path) as reader:
+        list(reader)
+    assert info.value.offset == 0 and "larger than 16777216" in str(info.value)
