@@ -45,7 +45,7 @@ def parse_warc_date(text: str) -> datetime | None:
             sign = 1 if tz[0] == "+" else -1
             digits = tz[1:].replace(":", "")
             dt -= sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
-    except ValueError:
+    except (ValueError, OverflowError):  # (OverflowError: a leap second or offset past year 1..9999)
         return None
     return dt
 
@@ -53,7 +53,7 @@ def parse_warc_date(text: str) -> datetime | None:
 def parse_arc_date(text: str) -> datetime | None:
     """Parse an ARC archive-date (``YYYYMMDDhhmmss``, GMT; longer forms truncated)."""
     digits = text.strip()
-    if not digits.isdigit() or len(digits) < 4:
+    if not (digits.isascii() and digits.isdigit()) or len(digits) < 4:
         return None
     digits = digits[:14].ljust(14, "0")
     try:

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from ._speedups._readercore_py import ReaderCore as _ReaderCore
 else:
     _ReaderCore = load("readercore").ReaderCore
+_MAX_CONTENT_LENGTH: int = load("readercore").MAX_CONTENT_LENGTH
 
 WarningHandler = Callable[[Issue], None]
 
@@ -474,7 +475,7 @@ class ArchiveReader(_ReaderCore):
             other = _ARC_V2 if legend is _ARC_V1 else _ARC_V1
             fields = _arc_fields(text, other)
         issue = None
-        if fields is None or not fields["length"].isdigit():
+        if fields is None or not _arc_length_ok(fields["length"]):
             if not self.lenient:
                 raise RecordParseError(
                     f"bad ARC URL-record line {text[:60]!r}", offset=offset, source=self.name
@@ -483,7 +484,7 @@ class ArchiveReader(_ReaderCore):
                 skipped = self._skip_arc_garbage()
                 self._warn("arc-bad-line", f"skipped {skipped} bytes of unparsable ARC data", offset)
                 return self._read_arc_head() if not self._at_eof() else None
-            issue = f"ARC length {fields['length']!r} is not a number; block taken up to the next record"
+            issue = f"ARC length {fields['length']!r} is not a usable number; block taken up to the next record"
         self._pos += len(raw_line)
         if issue is None:
             cl = int(fields["length"])
@@ -554,6 +555,12 @@ class ArchiveReader(_ReaderCore):
         n = (nl + 1 if nl >= 0 else len(self._buf)) - self._pos
         self._pos += n
         return n
+
+
+def _arc_length_ok(text: str) -> bool:
+    """ASCII digits, and no more than any file can hold (the reader core's limit)."""
+    digits = text.lstrip("0")
+    return text.isascii() and text.isdigit() and len(digits) <= 19 and int(digits or 0) <= _MAX_CONTENT_LENGTH
 
 
 def _arc_fields(line: bytes, legend: tuple[str, ...]) -> dict[str, str] | None:

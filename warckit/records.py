@@ -595,9 +595,10 @@ class WarcRecord:
 
 def _content_length(headers: Headers) -> int:
     value = headers.first("Content-Length")
-    if value is None or not value.strip().isdigit():
+    if value is None:
         return 0
-    return int(value)
+    value = value.strip(" \t")
+    return int(value) if value.isdigit() and value.isascii() else 0
 
 
 def _digest(value: str | None) -> Digest | None:
@@ -612,8 +613,8 @@ def _digest(value: str | None) -> Digest | None:
 def _int(value: str | None) -> int | None:
     if value is None:
         return None
-    value = value.strip()
-    return int(value) if value.isdigit() else None
+    value = value.strip(" \t")
+    return int(value) if value.isdigit() and value.isascii() else None
 
 
 class Warcinfo(WarcRecord):

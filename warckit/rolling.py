@@ -121,6 +121,8 @@ class RollingFile:
         )
         if os.sep in name or (os.altsep and os.altsep in name):
             raise UsageError(f"file name template produced a path: {name!r}")
+        if "\x00" in name:
+            raise UsageError(f"file name contains NUL (from the prefix or template?): {name!r}")
         return name
 
     @property
