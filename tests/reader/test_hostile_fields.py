@@ -108,9 +108,16 @@ def test_dedup_build_keeps_undecodable_crawl_log_urls(tmp_path: Path) -> None:
 def test_rolling_prefix_with_nul_is_a_usage_error(tmp_path: Path) -> None:
     from warckit.rolling import RollingFile
 
-    rolling = RollingFile(tmp_path, prefix="a\x00b")
+    with pytest.raises(UsageError, match="NUL"):
+        RollingFile(tmp_path, prefix="a\x00b")
+    rolling = RollingFile(tmp_path, prefix="a")
+    rolling.prefix = "a\x00b"  # (set after construction: the name is checked too)
     with pytest.raises(UsageError, match="NUL"):
         rolling.next_name()
+    from warckit import WarcWriter
+
+    with pytest.raises(UsageError, match="NUL"):
+        WarcWriter(tmp_path, prefix="W\x00")
     assert os.listdir(tmp_path) == []
 
 
