@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from limits import run_limited  # noqa: E402
+from limits import run_limited
 
-from warckit.cdx.zipnum import ZipNumIndex, write_zipnum  # noqa: E402
-from warckit.cli import main  # noqa: E402
-from warckit.errors import ParseError  # noqa: E402
+from warckit.cdx.zipnum import ZipNumIndex, write_zipnum
+from warckit.cli import main
+from warckit.errors import ParseError
 
 LINE = b"com,example)/ 20240101000000 http://example.com/ text/html 200 AAAA - - 100 0 a.warc.gz\n"
 
