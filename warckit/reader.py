@@ -41,6 +41,7 @@ else:
 _MAX_CONTENT_LENGTH: int = load("readercore").MAX_CONTENT_LENGTH
 
 WarningHandler = Callable[[Issue], None]
+_SKIPPED = object()  # (an ARC line skipped in lenient mode: read on)
 
 #: Default cap on the size of one record head (version line + fields).
 MAX_HEADER_SIZE = 1 << 20
@@ -442,6 +443,14 @@ class ArchiveReader(_ReaderCore):
     # -- ARC ----------------------------------------------------------------------------------
 
     def _read_arc_head(self) -> WarcRecord | None:
+        # (A loop, not recursion: lenient reading may skip any number of bad lines.)
+        while True:
+            record = self._read_arc_head_once()
+            if record is not _SKIPPED:
+                return record
+
+    def _read_arc_head_once(self) -> Any:
+        """The next ARC record, ``None`` at the end, or ``_SKIPPED`` after a bad line (lenient)."""
         # Tolerate blank lines between records (the <nl> before each URL-record).
         while True:
             if not self._ensure(1):
@@ -483,7 +492,7 @@ class ArchiveReader(_ReaderCore):
             if fields is None:
                 skipped = self._skip_arc_garbage()
                 self._warn("arc-bad-line", f"skipped {skipped} bytes of unparsable ARC data", offset)
-                return self._read_arc_head() if not self._at_eof() else None
+                return _SKIPPED if not self._at_eof() else None
             issue = f"ARC length {fields['length']!r} is not a usable number; block taken up to the next record"
         self._pos += len(raw_line)
         if issue is None:

@@ -170,3 +170,13 @@ def test_record_at_in_a_zstd_file_with_a_huge_declared_dictionary_is_refused(tmp
 
 def test_gzip_seed_still_reads() -> None:  # (the fields above, gzipped per record)
     assert _read(gzip.compress(_warc(" 3")))[0][1:] == (3, b"abc")
+
+
+def test_lenient_arc_reading_skips_thousands_of_bad_lines_without_recursion() -> None:
+    """Found by the fuzz campaign: each skipped line was one level of recursion."""
+    good = _arc("4")
+    data = good.replace(b"\nhttp://a/", b"\n" + b"garbage line\n" * 5000 + b"http://a/", 1)
+    issues: list[Issue] = []
+    rows = _read(data, lenient=True, on_warning=issues.append)
+    assert rows[1] == (117 + 13 * 5000, 4, b"abc\n")
+    assert [i.code for i in issues] == ["arc-bad-line"] * 5000
