@@ -10,7 +10,8 @@ __all__ = ["format_warc_date", "parse_arc_date", "parse_warc_date", "to_14_digit
 # WARC 1.1 §5.4: w3c-iso8601 at any W3CDTF granularity, fraction 1-9 digits.
 _W3C = re.compile(
     r"(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?"
-    r"(Z|[+-]\d{2}:?\d{2})?)?)?)?\Z"
+    r"(Z|[+-]\d{2}:?\d{2})?)?)?)?\Z",
+    re.ASCII,  # (only ASCII digits are digits in a WARC-Date, not "٢٠٢٤")
 )
 
 

@@ -180,3 +180,14 @@ def test_lenient_arc_reading_skips_thousands_of_bad_lines_without_recursion() ->
     rows = _read(data, lenient=True, on_warning=issues.append)
     assert rows[1] == (117 + 13 * 5000, 4, b"abc\n")
     assert [i.code for i in issues] == ["arc-bad-line"] * 5000
+
+
+def test_warc_date_takes_only_ascii_digits(tmp_path: Path) -> None:
+    arabic = "٢٠٢٤-01-01T00:00:00Z"
+    assert parse_warc_date(arabic) is None
+    assert str(parse_warc_date("2024-01-01T00:00:00Z")) == "2024-01-01 00:00:00+00:00"
+    from warckit.validate import validate_headers
+
+    fields = [("WARC-Type", "resource"), ("WARC-Date", arabic)]
+    issues = validate_headers(warckit.Headers(fields), "1.1")
+    assert [i.field for i in issues if i.code == "bad-syntax"] == ["WARC-Date"]
