@@ -126,6 +126,21 @@ class _FrameInput:
         return self._d._take_frame_input(size)
 
 
+def _zstd_header_size(buf: bytes, pos: int) -> int | None:
+    """Size of the frame header (magic included) of the zstd frame at ``buf[pos:]``;
+    None if its first five bytes are not there yet."""
+    if len(buf) - pos < 5:
+        return None
+    fhd = buf[pos + 4]
+    single = (fhd >> 5) & 1
+    size = 5 + (0 if single else 1) + (0, 1, 2, 4)[fhd & 3]
+    return size + (1 if single else 0, 2, 4, 8)[fhd >> 6]
+
+
+#: Largest zstd block (RFC 8878 §3.1.1.2.4: Block_Maximum_Size is 128 KiB).
+_ZSTD_MAX_BLOCK = 1 << 17
+
+
 class ZstdDecoder:
     """Zstandard frames, one record per frame (IIPC warc-zstd), with the dictionary frame.
 
@@ -148,7 +163,12 @@ class ZstdDecoder:
         self._eof = False
         self._dctx: Any = zstandard.ZstdDecompressor()
         self._d: Any = None
-        self._frame_left = 0
+        # Walking the current frame: bytes of the current part (header, block or
+        # checksum) still to hand to the stream reader, whether its last block has
+        # been reached, and whether a checksum follows.
+        self._part_left = 0
+        self._last_block = True
+        self._checksum = False
         self._stash = b""  # (output read ahead of the frame's end)
         self.member_start = start
         self.dictionary: bytes | None = None
@@ -176,17 +196,9 @@ class ZstdDecoder:
             message, offset=self._in_abs if offset is None else offset, source=self._source
         )
 
-    def _frame_size(self) -> int:
-        while True:
-            try:
-                size = _zstd_frame_size(self._in, self._pos)
-            except ValueError as exc:
-                raise CompressionError(
-                    f"not a zstd frame ({exc})", offset=self._in_abs, source=self._source,
-                    snippet=self._in[self._pos : self._pos + 16],
-                ) from None
-            if size is not None:
-                return size
+    def _ensure_start(self, n: int) -> None:
+        """At least *n* bytes at the start of a frame (a truncated frame header is an error)."""
+        while self._have() < n:
             if not self._more():
                 raise self._error("zstd frame is truncated")
 
@@ -224,14 +236,39 @@ class ZstdDecoder:
         self.dictionary = data
         self._dctx = dctx
 
+    def _input_done(self) -> bool:
+        return self._part_left == 0 and self._last_block and not self._checksum
+
+    def _ensure(self, n: int) -> None:
+        while self._have() < n:
+            if not self._more():
+                raise self._error("zstd frame is truncated", self.member_start)
+
     def _take_frame_input(self, size: int) -> bytes:
-        """Up to *size* compressed bytes of the current frame (for the stream reader)."""
-        if self._frame_left == 0:
-            return b""
-        if not self._have() and not self._more():
-            raise self._error("zstd frame is truncated", self.member_start)
-        take = min(self._frame_left, self._have(), size if size >= 0 else self._frame_left, 1 << 16)
-        self._frame_left -= take
+        """Up to *size* compressed bytes of the current frame (for the stream reader).
+
+        The frame is walked block by block, so only one piece of it is in memory.
+        """
+        while self._part_left == 0:
+            if self._last_block:
+                if not self._checksum:
+                    return b""
+                self._checksum = False
+                self._part_left = 4
+                break
+            self._ensure(3)
+            p = self._pos
+            header = self._in[p] | (self._in[p + 1] << 8) | (self._in[p + 2] << 16)
+            btype, bsize = (header >> 1) & 3, header >> 3
+            if btype == 3:
+                raise self._error("zstd frame is damaged (reserved block type)", self.member_start)
+            if bsize > _ZSTD_MAX_BLOCK:
+                raise self._error("zstd frame is damaged (block larger than 128 KiB)", self.member_start)
+            self._last_block = bool(header & 1)
+            self._part_left = 3 + (1 if btype == 1 else bsize)
+        self._ensure(1)
+        take = min(self._part_left, self._have(), size if size >= 0 else self._part_left, 1 << 16)
+        self._part_left -= take
         return self._consume(take)
 
     def _skip_frame(self, size: int) -> None:
@@ -255,13 +292,22 @@ class ZstdDecoder:
             if self._d is None:
                 if not self._have() and not self._more():
                     return b"", None
-                size = self._frame_size()
+                self._ensure_start(8)
                 magic = struct.unpack_from("<I", self._in, self._pos)[0]
                 if _SKIPPABLE_LOW <= magic <= _SKIPPABLE_LOW + 15:
-                    self._skip_frame(size)
+                    self._skip_frame(8 + int(struct.unpack_from("<I", self._in, self._pos + 4)[0]))
                     continue
+                if self._in[self._pos : self._pos + 4] != ZSTD_MAGIC:
+                    raise CompressionError(
+                        "not a zstd frame", offset=self._in_abs, source=self._source,
+                        snippet=self._in[self._pos : self._pos + 16],
+                    )
                 self.member_start = self._in_abs
-                self._frame_left = size
+                header = _zstd_header_size(self._in, self._pos)
+                assert header is not None  # (8 bytes are there)
+                self._checksum = bool((self._in[self._pos + 4] >> 2) & 1)
+                self._last_block = False
+                self._part_left = header
                 try:
                     self._d = self._dctx.stream_reader(
                         _FrameInput(self), read_size=1 << 16, read_across_frames=False, closefd=False
@@ -274,11 +320,11 @@ class ZstdDecoder:
                 out = self._frame_read(limit)
             if not out:
                 # The frame's input is used up and nothing more comes out: it ended.
-                if self._frame_left:
+                if not self._input_done():
                     raise self._error("zstd frame ended before its last block", self.member_start)
                 self._d = None
                 return b"", self._in_abs
-            if self._frame_left == 0:
+            if self._input_done():
                 # Look one piece ahead, so that the boundary comes with the frame's last bytes.
                 self._stash = self._frame_read(limit)
                 if not self._stash:

@@ -234,3 +234,35 @@ print(rc_check, rc_index, sum(1 for line in lines if "example.com" in line))
     out = run_limited(code, limit_mb=LIMIT_MB, timeout=30)
     rc_check, rc_index, n = out.split()
     assert rc_index == "0" and n == "2" and rc_check in ("0", "1")
+
+
+def test_large_incompressible_zstd_record_streams_without_buffering_its_frame(tmp_path: Path) -> None:
+    """A 96 MiB record that zstd cannot shrink: its frame is walked block by block, never held whole."""
+    import os
+
+    body = os.urandom(96 * MIB)
+    head = (
+        b"WARC/1.1\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:3>\r\n"
+        b"WARC-Date: 2024-01-01T00:00:00Z\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n"
+    )
+    frame = zstandard.ZstdCompressor(level=1, write_checksum=True).compress(head + body + b"\r\n\r\n")
+    path = tmp_path / "big.warc.zst"
+    path.write_bytes(frame + _zstd_record_frame(1))
+    code = f"""
+import hashlib, warckit
+with warckit.open({str(path)!r}) as reader:
+    rows = []
+    for r in reader:
+        h = hashlib.sha256()
+        s = r.raw_stream()
+        while piece := s.read(1 << 20):
+            h.update(piece)
+        rows.append((r.offset, r.content_length, h.hexdigest()[:16]))
+print(rows)
+"""
+    import hashlib
+
+    out = run_limited(code, limit_mb=LIMIT_MB, timeout=90)
+    want = [(0, len(body), hashlib.sha256(body).hexdigest()[:16]),
+            (len(frame), MIB, hashlib.sha256(bytes(MIB)).hexdigest()[:16])]
+    assert out.strip() == str(want)
