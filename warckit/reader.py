@@ -447,9 +447,9 @@ class ArchiveReader(_ReaderCore):
         while True:
             record = self._read_arc_head_once()
             if record is not _SKIPPED:
-                return record
+                return record  # type: ignore[return-value]
 
-    def _read_arc_head_once(self) -> Any:
+    def _read_arc_head_once(self) -> WarcRecord | None | object:
         """The next ARC record, ``None`` at the end, or ``_SKIPPED`` after a bad line (lenient)."""
         # Tolerate blank lines between records (the <nl> before each URL-record).
         while True:
