@@ -106,7 +106,8 @@ class CdxEntry:
 
     Attributes:
         urlkey: New-style SURT key (``com,example,www,)/path?query``).
-        timestamp: WARC-Date exactly as written (W3C-ISO8601 of any precision).
+        timestamp: WARC-Date as written (W3C-ISO8601 of any precision), converted to
+            UTC when it has an offset.
         url: Original URL (spaces and controls ``%XX``-escaped).
         digest: ``algorithm:value`` (payload digest, block digest for other types) or ``-``.
         type: Record type; ARC records are ``arc-response``, ``arc-resource``, ``arc-warcinfo``.
