@@ -148,3 +148,15 @@ def test_merge_of_sorted_indexes_still_works(tmp_path: Path) -> None:
     assert lines[0] == NEW_STYLE_HEADER.encode()
     assert len(lines) == 1 + 2 * 171
     assert lines[1:] == sorted(lines[1:])
+
+
+@pytest.mark.parametrize("whole", [True, False])
+def test_blank_lines_are_not_disorder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, whole: bool) -> None:
+    if not whole:
+        monkeypatch.setattr(query_module, "FULL_CHECK_BYTES", 0)
+    s = _index(tmp_path, "--sort", name="s.cdx")
+    s.write_bytes(s.read_bytes() + b"\n\r\n")  # stray blank lines at the end
+    assert len(query(s, CSS)) == 16
+    assert len(query(s, "iana.org", match="domain")) == 171
+    out = io.BytesIO()
+    assert merge_sorted([s], out) == 171

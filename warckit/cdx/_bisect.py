@@ -78,7 +78,7 @@ def previous_line_start(fh: IO[bytes], pos: int) -> int:
 def first_disorder(seen: list[tuple[int, bytes]]) -> tuple[int, bytes, bytes] | None:
     """The first of the lines *seen* (``(start, line)``, any order) that sorts before a
     line above it in the file: ``(start, line, the line above)``; ``None`` if in order."""
-    ordered = sorted(set(seen))
+    ordered = sorted({(start, line) for start, line in seen if not line.isspace()})
     for (_, before), (start, line) in pairwise(ordered):
         if ended(line) < ended(before):
             return start, line, before

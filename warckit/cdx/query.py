@@ -142,9 +142,10 @@ def _check_small_file(fh: IO[bytes], path: str) -> None:
     pos = 0
     for raw in fh:
         line = ended(raw)
-        if previous is not None and line < previous:
+        if previous is not None and line < previous and not line.isspace():
             raise _disorder(fh, path, pos, line, previous)
-        previous = line
+        if not line.isspace():  # a stray blank line (often the last) is no disorder
+            previous = line
         pos += len(raw)
     if len(_CHECKED) >= _CHECKED_MAX:
         _CHECKED.clear()
@@ -176,6 +177,8 @@ def _scan_file(fh: IO[bytes], prefix: bytes, path: str) -> Iterator[bytes]:
         here = pos
         pos += len(raw)
         line = ended(raw)
+        if line.isspace():
+            continue
         if previous is not None and line < previous:
             raise _disorder(fh, path, here, line, previous)
         if not line.startswith(prefix):

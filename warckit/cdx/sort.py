@@ -153,7 +153,7 @@ def _sorted_body(fh: IO[bytes], path: str) -> Iterator[bytes]:
         number += 1
         here = offset
         offset += len(raw)
-        if is_header(raw):
+        if is_header(raw) or raw.isspace():
             continue
         line = _normalize(raw)
         if previous is not None and line < previous:
