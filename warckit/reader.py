@@ -101,6 +101,7 @@ class ArchiveReader(_ReaderCore):
             self._f = source
             self._own = False
             self.name = name or str(getattr(source, "name", "<stream>"))
+        self._private = False  # read_record_at's reader of one record: record.close() closes it
         self.lenient = lenient
         self.on_warning = on_warning
         self._types = frozenset(t.lower() for t in types) if types is not None else None
@@ -572,22 +573,39 @@ def open_archive(
 def read_record_at(path: str | os.PathLike[str], offset: int, **options: Any) -> WarcRecord:
     """Read the record that starts at file *offset* without scanning what precedes it.
 
-    The returned record keeps its file open until it is garbage-collected; its body
-    streams as usual.
+    The returned record keeps its file open while its body streams; close it with
+    ``record.close()`` or use it as a context manager::
+
+        with warckit.read_record_at(path, offset) as record:
+            data = record.content_stream().read()
 
     Raises:
-        ParseError: there is no record at *offset*.
+        ParseError: there is no record at *offset*, or it is damaged (the error names
+            the file and the offset).
     """
-    # Random access: read (and, for gzip, buffer) little past the record.
-    reader = ArchiveReader(path, offset=offset, _chunk=1 << 15, **options)
+    name = options.pop("name", None) or os.fspath(path)
+    f = open(path, "rb")  # noqa: SIM115 - the reader owns it from here
+    try:
+        # Random access: read (and, for gzip, buffer) little past the record.
+        reader = ArchiveReader(f, offset=offset, name=name, _chunk=1 << 15, **options)
+    except BaseException as exc:
+        f.close()
+        if isinstance(exc, ParseError):
+            raise exc.located(source=name, offset=offset) from None
+        raise
+    reader._own = True  # close() closes the file
     try:
         record = next(reader)
     except StopIteration:
         reader.close()
         raise RecordParseError("no record at this offset", offset=offset, source=reader.name) from None
-    except ParseError:
+    except ParseError as exc:
+        reader.close()
+        raise exc.located(source=reader.name, offset=offset) from None
+    except BaseException:
         reader.close()
         raise
+    reader._private = True
     return record
 
 
