@@ -243,6 +243,9 @@ class ArchiveReader(_ReaderCore):
         if buf.startswith(b"\r\n\r\n", pos):
             self._pos = pos + 4
             return
+        if self._eof and pos == len(buf) and any(i.code == "truncated-block" for i in record.issues):
+            record.trailer = b""  # the file ends inside the block: that one finding says it
+            return
         where = self._base + pos
         # Quirk: Heritrix and others end some records (often zero-length revisits)
         # with a single CRLF, or none, before the next record. Unambiguous when the

@@ -528,7 +528,11 @@ class WarcRecord:
                 # A revisit may keep only part of a head, or the block is not HTTP.
                 if buf.startswith(b"HTTP/") and self._lenient:
                     end = len(buf[:limit])
+                    self._report("bad-http-head", "the HTTP head does not end within the block; "
+                                 "the block is taken as the head")
                 else:
+                    if self.type != "revisit":
+                        self._report("bad-http-head", "the HTTP head does not end within the block")
                     return None
             else:
                 raise HttpParseError(
@@ -541,10 +545,7 @@ class WarcRecord:
             self._http = parse_http_head(buf[:end], lenient=self._lenient)
         except HttpParseError as exc:
             if self._lenient:
-                self.issues.append(
-                    Issue("bad-http-head", f"the HTTP head does not parse: {exc.message}", "warning",
-                          self.offset, self.source)
-                )
+                self._report("bad-http-head", f"the HTTP head does not parse: {exc.message}")
                 return None
             exc.source, exc.offset = self.source, self.offset  # the record, not the head
             raise exc from None
@@ -590,7 +591,7 @@ class WarcRecord:
             return stream  # type: ignore[no-any-return]
         if h.chunked:
             stream = ChunkedReader(
-                stream, lenient=self._lenient, on_issue=self._body_issue, source=self.source,
+                stream, lenient=self._lenient, on_issue=self._report, source=self.source,
                 offset=self.offset,
             )
         if decode_content:
@@ -598,8 +599,9 @@ class WarcRecord:
                 stream = DecodingReader(stream, coding, source=self.source, offset=self.offset)
         return stream  # type: ignore[no-any-return]
 
-    def _body_issue(self, code: str, message: str) -> None:
-        """Report what reading the body found (once per record, however often it is read)."""
+    def _report(self, code: str, message: str) -> None:
+        """Report a recovery on this record: to ``issues`` and through its reader's
+        ``on_warning`` (once, however often the body is read)."""
         for known in self.issues:
             if known.code == code and known.message == message:
                 return
