@@ -539,7 +539,7 @@ class ArchiveReader(_ReaderCore):
                 cand = buf[nl + 1 : nxt].rstrip(b"\r")
                 f = _arc_fields(cand, self._arc_legend)
                 if f is not None and f["length"].lstrip("-").isdigit() and len(f["date"]) >= 12:
-                    return nl + 1 - self._pos
+                    return nl - self._pos  # the newline ends the record, not its block
                 nl = nxt
             i = max(self._pos, len(buf) - MAX_ARC_LINE)
             before = self._pos
