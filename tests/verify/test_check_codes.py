@@ -117,14 +117,14 @@ def _codes_in_sources() -> set[str]:
     for path in (src / "reader.py", src / "_speedups/_readercore_py.py", ROOT / "_speedups/readercore.pyx"):
         codes |= set(re.findall(r'_warn\(\s*"([a-z0-9-]+)"', path.read_text()))
     codes |= set(re.findall(r'_report\(\s*"([a-z0-9-]+)"', (src / "records.py").read_text()))
-    codes |= set(re.findall(r'^[A-Z_]+ = "([a-z0-9-]+)"$', (src / "_speedups/_headers_py.py").read_text(), re.M))
+    codes |= set(re.findall(r'^[A-Z_]+ = "([a-z0-9-]+)"$', (src / "_speedups/_headers_py.py").read_text(), re.MULTILINE))
     return codes
 
 
 def test_check_rst_lists_every_code_check_can_emit() -> None:
     text = (ROOT / "docs/check.rst").read_text()
     table = text.split("code                        severity meaning", 1)[1].split("\n\n", 1)[0]
-    documented = set(re.findall(r"^([a-z0-9-]+)\s{2,}(?:error|warning|err/warn)\b", table, re.M))
+    documented = set(re.findall(r"^([a-z0-9-]+)\s{2,}(?:error|warning|err/warn)\b", table, re.MULTILINE))
     emitted = _codes_in_sources()
     assert {"empty-file", "truncated-head", "bare-lf", "bad-http-head", "multi-record-member"} <= emitted
     assert emitted - documented == set()
