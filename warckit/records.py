@@ -572,8 +572,8 @@ class WarcRecord:
         A body declared chunked whose first line is not a chunk size is served as
         stored and reported as ``not-chunked`` (both modes); damage after a valid
         first chunk raises in strict mode and is reported as ``bad-chunked`` in
-        lenient mode (see :ref:`not-chunked`). Reports go to ``record.issues`` and
-        the reader's ``on_warning``.
+        lenient mode (see :ref:`chunked bodies that are not chunked <not-chunked>`).
+        Reports go to ``record.issues`` and the reader's ``on_warning``.
 
         Args:
             decode_content: Also remove Content-Encoding (gzip, deflate, br, zstd).
