@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 from corpus_paths import CORPUS, ROOT
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import warckit
 from warckit._chunked import ChunkedReader, Dechunker
@@ -353,3 +355,49 @@ def test_read_record_at_error_path_closes_the_file(tmp_path: Path) -> None:
         warckit.read_record_at(lz4, 0)
     assert _open_fds() == before
     assert (err.value.source, err.value.offset) == (str(lz4), 0)
+
+
+# -- properties ---------------------------------------------------------------------------------
+
+
+def _encode(pieces: list[bytes], ext: bool) -> bytes:
+    out = b"".join(b"%x%s\r\n%s\r\n" % (len(p), b";a=b" if ext else b"", p) for p in pieces if p)
+    return out + b"0\r\nTrailer: x\r\n\r\n"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.binary(max_size=300), max_size=8), st.booleans(), st.integers(1, 50))
+def test_valid_chunked_bodies_decode_in_both_modes(pieces: list[bytes], ext: bool, step: int) -> None:
+    body = _encode(pieces, ext)
+    for lenient in (False, True):
+        issues: list[tuple[str, str]] = []
+        reader = ChunkedReader(io.BytesIO(body), lenient=lenient, on_issue=lambda *a: issues.append(a))
+        got = b"".join(iter(lambda: reader.read(step), b""))
+        assert got == b"".join(pieces) and issues == []
+
+    class Sink:
+        data = b""
+
+        def update(self, data: bytes) -> None:
+            self.data += data
+
+    d, sink = Dechunker(), Sink()
+    d.feed(body, sink)
+    assert (d.failed, sink.data) == (False, b"".join(pieces))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200) | st.lists(st.sampled_from(
+    [b"3", b"\r\n", b"\n", b"abc", b"0", b";x", b" ", b"0x3", b"ffffffffffffffffff"]), max_size=20).map(b"".join))
+def test_any_body_either_decodes_or_raises_chunked_encoding_error(body: bytes) -> None:
+    try:
+        strict = ChunkedReader(io.BytesIO(body)).read()
+    except ChunkedEncodingError:
+        strict = None
+    issues: list[tuple[str, str]] = []
+    lenient = ChunkedReader(io.BytesIO(body), lenient=True, on_issue=lambda *a: issues.append(a)).read()
+    if strict is not None:
+        assert lenient == strict  # lenient differs only where strict raises
+    else:
+        assert issues and all(code == "bad-chunked" for code, _ in issues)
+    assert len(lenient) <= len(body)
