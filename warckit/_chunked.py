@@ -182,6 +182,13 @@ class ChunkedReader(io.RawIOBase):
             else:
                 self._fail(f"bad chunk size {text[:20]!r}")
             return
+        size = int(m.group(1), 16)
+        if size > _MAX_CHUNK_SIZE:
+            if not self._started:
+                self._not_chunked("its first line is not a chunk size")
+            else:
+                self._fail(f"chunk size {text[:20]!r} is too large")
+            return
         if _STRICT_SIZE.fullmatch(text) is None:
             if not self._lenient:
                 self._started = True
@@ -192,13 +199,6 @@ class ChunkedReader(io.RawIOBase):
                     offset=self._offset,
                 )
             self._report(BAD_CHUNKED, f"chunk size {text[:20]!r} has whitespace around the digits")
-        size = int(m.group(1), 16)
-        if size > _MAX_CHUNK_SIZE:
-            if not self._started:
-                self._not_chunked("its first line is not a chunk size")
-            else:
-                self._fail(f"chunk size {text[:20]!r} is too large")
-            return
         self._started = True
         self._take(len(line) + 1)
         if size == 0:
