@@ -240,7 +240,7 @@ class ChunkedReader(io.RawIOBase):
                 return out
 
 
-def _decompressor(coding: str) -> Any:
+def _decompressor(coding: str, source: str | None, offset: int | None) -> Any:
     if coding in ("gzip", "x-gzip"):
         return zlib.decompressobj(47)  # gzip or zlib header, auto
     if coding == "deflate":
@@ -255,7 +255,8 @@ def _decompressor(coding: str) -> Any:
         import zstandard
 
         return zstandard.ZstdDecompressor().decompressobj()
-    raise UsageError(f"unsupported Content-Encoding {coding!r}")
+    # The record's content coding, not the caller, is what cannot be decoded.
+    raise ChunkedEncodingError(f"unsupported Content-Encoding {coding!r}", source=source, offset=offset)
 
 
 class DecodingReader(io.RawIOBase):
@@ -271,7 +272,7 @@ class DecodingReader(io.RawIOBase):
         self._offset = offset
         self._raw = raw
         self._coding = coding
-        self._d = _decompressor(coding)
+        self._d = _decompressor(coding, source, offset)
         self._buf = b""
         self._eof = False
         self._raw_deflate_tried = False

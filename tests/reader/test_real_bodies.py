@@ -402,3 +402,14 @@ def test_any_body_either_decodes_or_raises_chunked_encoding_error(body: bytes) -
     else:
         assert issues and all(code == "bad-chunked" for code, _ in issues)
     assert len(lenient) <= len(body)
+
+
+def test_unsupported_content_encoding_names_source_and_offset(tmp_path: Path) -> None:
+    path = _warc(tmp_path, _http(b"data", chunked=False, extra=b"Content-Encoding: sdch\r\n"))
+    with warckit.open(path) as reader:
+        rec = next(r for r in reader if r.type == "response")
+        assert rec.content_stream().read() == b"data"  # without decoding, the body as stored
+        with pytest.raises(ChunkedEncodingError) as err:
+            rec.content_stream(decode_content=True)
+    assert (err.value.source, err.value.offset, err.value.message) == (
+        str(path), SECOND, "unsupported Content-Encoding 'sdch'")
