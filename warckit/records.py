@@ -542,13 +542,17 @@ class WarcRecord:
                     snippet=buf[:40],
                 )
         try:
-            self._http = parse_http_head(buf[:end], lenient=self._lenient)
+            self._http = parse_http_head(buf[:end])
         except HttpParseError as exc:
-            if self._lenient:
-                self._report("bad-http-head", f"the HTTP head does not parse: {exc.message}")
+            if not self._lenient:
+                exc.source, exc.offset = self.source, self.offset  # the record, not the head
+                raise exc from None
+            try:
+                self._http = parse_http_head(buf[:end], lenient=True)
+            except HttpParseError as exc2:
+                self._report("bad-http-head", f"the HTTP head does not parse: {exc2.message}")
                 return None
-            exc.source, exc.offset = self.source, self.offset  # the record, not the head
-            raise exc from None
+            self._report("bad-http-head", f"the HTTP head is malformed ({exc.message}); read leniently")
         return self._http
 
     @property
