@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
+import child
 import pytest
-from corpus_paths import ROOT, corpus_path
+from corpus_paths import corpus_path
 
 from warckit.cdx.formats import CDX11_LEGEND, NEW_STYLE_HEADER
 from warckit.cli import main
@@ -104,9 +104,8 @@ def test_zipnum_cli(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) 
 def test_subprocess_smoke(tmp_path: Path) -> None:
     out = tmp_path / "x.cdxj"
     result = subprocess.run(
-        [sys.executable, "-m", "warckit", "index", "-f", "cdxj", "-o", str(out),
-         str(corpus_path("pywb/example2.warc.gz"))],
-        capture_output=True, text=True, cwd=ROOT, check=False,
+        child.warckit_cli("index", "-f", "cdxj", "-o", str(out), str(corpus_path("pywb/example2.warc.gz"))),
+        capture_output=True, text=True, env=child.env(), check=False,
     )
     assert result.returncode == 0, result.stderr
     assert out.read_text().count("\n") == 1
