@@ -8,9 +8,10 @@ import pytest
 from corpus_paths import CORPUS
 from corpus_readme import ROWS, count_agrees, record_count
 from corpus_table import LENIENT, LENIENT_WRONG, NOT_ARCHIVES, README_COUNT_DIFFERS, STRICT_ERRORS
+from warc_bytes import Fault, Unreadable, first_fault
 
 import warckit
-from warckit.errors import ParseError, WarckitError
+from warckit.errors import HttpParseError, ParseError, RecordParseError, WarckitError
 
 #: These tests read the shared corpus by name (CI has it; see the README).
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not available (set WARCKIT_CORPUS)")
@@ -72,6 +73,46 @@ def test_strict(name: str) -> None:
         if all(r.member_aligned for r in records):  # each record's bytes end where the next begin
             ends = [r.offset + r.length for r in records]  # type: ignore[operator]
             assert ends == [*offsets[1:], path.stat().st_size][: len(ends)]
+
+
+def _walkable() -> dict[str, Fault | None]:
+    """Uncompressed WARC files the byte walk reads (not gzip, no folded head lines),
+    with their first framing fault."""
+    out = {}
+    for name in ARCHIVES:
+        data = (CORPUS / name).read_bytes()
+        if ".arc" in name.replace(".warc", "") or data[:2] == b"\x1f\x8b":
+            continue
+        try:
+            out[name] = first_fault(data)
+        except Unreadable:  # (the folded-head files: test_interop compares them with warcio)
+            continue
+    return out
+
+
+WALKABLE = _walkable()
+
+
+def test_byte_walk_reads_most_uncompressed_warcs() -> None:
+    assert len(WALKABLE) >= 45
+
+
+@pytest.mark.parametrize("name", sorted(WALKABLE))
+def test_strict_errors_where_the_bytes_break(name: str) -> None:
+    """In an uncompressed WARC, strict reading stops where walking the bytes finds the
+    first framing fault (a head without Content-Length, garbage instead of a record, a
+    block not followed by CRLF CRLF), with the records before it; a broken HTTP head
+    (HttpParseError) stops it at a record start no later than that."""
+    fault = WALKABLE[name]
+    if fault is None:
+        assert name not in STRICT_ERRORS or STRICT_ERRORS[name][0] is not RecordParseError
+        return
+    assert name in STRICT_ERRORS
+    cls, offset, before = STRICT_ERRORS[name]
+    if cls is HttpParseError:
+        assert offset <= fault.record and before <= fault.records_before
+    else:
+        assert (cls, offset, before) == (RecordParseError, fault.at, fault.records_before)
 
 
 def test_every_file_strict_mode_refuses_has_a_lenient_expectation() -> None:
