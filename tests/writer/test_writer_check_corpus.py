@@ -26,6 +26,9 @@ from warc_bytes import members, walk
 from warckit.check import check_file
 from warckit.cli import main
 
+#: These tests read the shared corpus and its README (CI has them).
+pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not available (set WARCKIT_CORPUS)")
+
 TABLE: list[tuple[str, int, list[str]]] = [
     # README: single gzip stream corrupted mid-record (+34 B trailing)
     ("gowarc/corrupted-mid-record.warc.gz.open", 12, ['multi-record-member', 'trailing-garbage']),
