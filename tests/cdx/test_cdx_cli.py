@@ -215,7 +215,6 @@ def test_merge_of_a_malformed_line_exits_1_naming_the_source(tmp_path: Path, cap
     assert code == 1 and str(paths[1]) in err
 
 
-@pytest.mark.xfail(strict=True, reason="issue 21: merge of an unsorted input (without --unsorted) writes unsorted output and exits 0")
 def test_merge_of_an_unsorted_input_exits_1_naming_the_source(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, err, paths = _merge(tmp_path, capsys, CDX11_LEGEND + "\n" + _CDX11_A + "\n",
                               CDX11_LEGEND + "\n" + _CDX11_B + "\n" + _CDX11_A + "\n")
