@@ -497,7 +497,9 @@ class ArchiveReader(_ReaderCore):
                 skipped = self._skip_arc_garbage()
                 self._warn("arc-bad-line", f"skipped {skipped} bytes of unparsable ARC data", offset)
                 return _SKIPPED if not self._at_eof() else None
-            issue = f"ARC length {fields['length']!r} is not a usable number; block taken up to the next record"
+            length = fields["length"]
+            what = "is too large" if length.isascii() and length.isdigit() else "is not a number"
+            issue = f"ARC length {length!r} {what}; block taken up to the next record"
         self._pos += len(raw_line)
         if issue is None:
             cl = int(fields["length"])

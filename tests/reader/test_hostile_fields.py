@@ -191,3 +191,12 @@ def test_warc_date_takes_only_ascii_digits(tmp_path: Path) -> None:
     fields = [("WARC-Type", "resource"), ("WARC-Date", arabic)]
     issues = validate_headers(warckit.Headers(fields), "1.1")
     assert [i.field for i in issues if i.code == "bad-syntax"] == ["WARC-Date"]
+
+
+def test_arc_length_messages_say_which_problem() -> None:
+    for length, what in (("9" * 20, "is too large"), ("١٢", "is not a number")):
+        issues: list[Issue] = []
+        _read(_arc(length), lenient=True, on_warning=issues.append)
+        assert [i.message for i in issues if i.code == "arc-bad-length"] == [
+            f"ARC length {length.encode().decode('latin-1')!r} {what}; block taken up to the next record"
+        ]  # (ARC lines are read as latin-1)
