@@ -92,6 +92,12 @@ cdef Py_ssize_t DIRECT_ROOM = 1 << 18
 #: In the calling thread without libdeflate (random access), one fill inflates at most
 #: max(limit, SYNC_FILL) bytes.
 cdef Py_ssize_t SYNC_FILL = 1 << 16
+#: A member that streams is handed out in whole windows of this many inflated bytes
+#: (and its last, shorter window once the member has ended with a good CRC): what a
+#: damaged member hands out depends only on where the damage is, never on how the
+#: input and output were cut (the pure twin keeps the same windows). At most SYNC_FILL.
+WINDOW = 1 << 16
+cdef Py_ssize_t C_WINDOW = WINDOW
 
 cdef enum:
     ST_MORE = 0       # more slots follow
@@ -135,6 +141,9 @@ cdef struct engine_t:
     slot_t* slots
     libdeflate_decompressor* direct   # NULL: ISA-L only
     int direct_skip                   # members to stream with ISA-L before trying libdeflate again
+    Py_ssize_t mo                     # bytes the streaming member has inflated so far
+    unsigned char* carry_src          # an unfinished window the last fill could not hand out ...
+    Py_ssize_t carry_len              # ... and its length: it starts the next fill
 
 
 cdef Py_ssize_t _py_readinto(engine_t* e) noexcept nogil:
@@ -204,6 +213,9 @@ cdef int _e_direct(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
     if e.in_end - e.in_start < e.in_cap // 2 and not e.in_eof:
         if _e_more(e) < 0:
             return 0  # ISA-L's path reports the read error
+    if e.in_end - e.in_start < 4 or e.inbuf[e.in_start + 3] & 0x02:
+        # FHCRC: libdeflate skips the header CRC unchecked; ISA-L checks it (as the pure twin does).
+        return 0
     if libdeflate_gzip_decompress_ex(e.direct, e.inbuf + e.in_start, e.in_end - e.in_start,
                                      s.data + s.len, room, &in_used, &out_used) != LIBDEFLATE_SUCCESS:
         # Too large, cut by the buffer's end, or damaged: ISA-L streams it (and
@@ -222,19 +234,27 @@ cdef int _e_direct(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
 
 cdef void _e_fill(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
     """Inflate into *s* until *cap* bytes, the last event it can note, the end of the
-    input, or (``one_member``) the first member end."""
+    input, or (``one_member``) the first member end. Only whole windows (WINDOW) of a
+    streaming member are handed out: the unfinished one is carried to the next fill,
+    and dropped if the member turns out damaged or truncated."""
     cdef int ret, m, at_end
-    cdef Py_ssize_t avail, used, mark
+    cdef Py_ssize_t avail, used, commit, want
     cdef uint32_t before
     s.len = 0
     s.nev = 0
     s.status = ST_MORE
+    if e.carry_len:
+        memmove(s.data, e.carry_src, e.carry_len)
+        s.len = e.carry_len
+        e.carry_len = 0
+    commit = 0  # s.data[:commit] may be handed out
     while s.len < cap and s.nev < e.ev_cap and not (e.one_member and s.nev):
         if not e.in_member:
             if e.in_end - e.in_start < 2 and not e.in_eof:
                 if _e_more(e) < 0:
                     s.status = ST_IOERR
                     s.code = e.io_errno
+                    s.len = commit
                     return
                 continue
             if e.in_start >= e.in_end:
@@ -251,16 +271,20 @@ cdef void _e_fill(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
             if e.direct != NULL:
                 m = _e_direct(e, s, cap)
                 if m == 1:
+                    commit = s.len
                     continue  # the whole member is in the slot
                 if m == 2:
                     return  # too little room left: the member starts the next slot
             isal_inflate_reset(&e.st)
             e.st.crc_flag = ISAL_GZIP
             e.in_member = 1
+            e.mo = 0
             e.member_start = e.in_abs
-        mark = s.len
+        want = C_WINDOW - e.mo % C_WINDOW
+        if want > cap - s.len:
+            want = cap - s.len
         e.st.next_out = <uint8_t*>s.data + s.len
-        e.st.avail_out = <uint32_t>(cap - s.len)
+        e.st.avail_out = <uint32_t>want
         while True:
             at_end = 0
             if e.in_start >= e.in_end:
@@ -268,6 +292,7 @@ cdef void _e_fill(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
                 if m < 0:
                     s.status = ST_IOERR
                     s.code = e.io_errno
+                    s.len = commit
                     return
                 at_end = m == 0  # inflate once more: Quirk: ISA-L may hold bytes of a cut member
             avail = e.in_end - e.in_start
@@ -277,9 +302,10 @@ cdef void _e_fill(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
             ret = isal_inflate(&e.st)
             used = avail - e.st.avail_in
             s.len += before - e.st.avail_out
+            e.mo += before - e.st.avail_out
             if ret < 0:
-                # What this member inflated in this fill is not handed out.
-                s.len = mark
+                # The damaged member's unfinished window is not handed out.
+                s.len = commit
                 e.in_member = 0
                 s.status = ST_DAMAGED
                 s.code = ret
@@ -294,16 +320,25 @@ cdef void _e_fill(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
                 s.ev_pos[s.nev] = s.len
                 s.ev_bound[s.nev] = e.in_abs
                 s.nev += 1
+                commit = s.len
                 break
             e.in_start += used
             e.in_abs += used
+            if e.mo % C_WINDOW == 0 and e.mo:
+                commit = s.len  # a whole window
             if e.st.avail_out == 0:
                 break
             if at_end and before == e.st.avail_out:
                 e.in_member = 0
+                s.len = commit
                 s.status = ST_TRUNCATED
                 s.where = e.member_start
                 return
+    if s.len > commit:
+        # The slot is full inside a window: the window goes on in the next fill.
+        e.carry_src = s.data + commit
+        e.carry_len = s.len - commit
+        s.len = commit
 
 
 cdef void* _e_thread(void* arg) noexcept nogil:
@@ -342,7 +377,8 @@ cdef class GzipDecoder:
     cdef pthread_t _thread
     cdef public object _source, _trailing
     cdef public long long member_start
-    cdef public object trailing_garbage, truncated_member
+    cdef public object trailing_garbage, truncated_member, stop_reason
+    cdef object _error
     compression = "gzip"
 
     def __cinit__(self):
@@ -363,6 +399,8 @@ cdef class GzipDecoder:
         self.member_start = start
         self.trailing_garbage = None
         self.truncated_member = None
+        self.stop_reason = None
+        self._error = None
         fd = -1
         pos = 0
         if readahead:
@@ -389,7 +427,7 @@ cdef class GzipDecoder:
         pthread_cond_init(&e.cv, NULL)
         e.fd = -1
         e.pyfile = <PyObject*>self._f  # (self._f keeps it alive)
-        e.slot_cap = max(slot, 1)
+        e.slot_cap = max(slot, C_WINDOW)  # (a whole window fits a slot)
         e.nslots = max(nslots, 1)
         e.ev_cap = max(events, 1)
         e.one_member = one_member
@@ -445,6 +483,9 @@ cdef class GzipDecoder:
         cdef slot_t* s
         cdef Py_ssize_t end, n
         cdef long long boundary
+        if self._error is not None:
+            # Once damage was reported, every later read reports it again.
+            raise self._error.with_traceback(None)
         if self._closed or e == NULL:
             return (b"" if keep else 0), None
         if limit > MAX_CHUNK or limit <= 0:
@@ -544,24 +585,24 @@ cdef class GzipDecoder:
             raise OSError(s.code, os.strerror(s.code))
         if status != ST_GARBAGE:
             self.member_start = s.where
+        if status == ST_GARBAGE:
+            reason = "bytes after the last gzip member are not gzip"
+        elif status == ST_TRUNCATED:
+            reason = "gzip member is truncated"
+        else:
+            reason = f"gzip member is damaged ({_ERRORS.get(s.code, s.code)})"
         if self._trailing == "stop":
+            self.stop_reason = reason
             if status == ST_GARBAGE:
                 self.trailing_garbage = s.where
             else:
                 self.truncated_member = s.where
             return empty, None
+        snippet = None
         if status == ST_GARBAGE:
-            raise CompressionError(
-                "bytes after the last gzip member are not gzip",
-                offset=s.where,
-                source=self._source,
-                snippet=PyBytes_FromStringAndSize(<char*>s.snippet, s.snippet_len),
-            )
-        if status == ST_TRUNCATED:
-            raise CompressionError("gzip member is truncated", offset=s.where, source=self._source)
-        raise CompressionError(
-            f"gzip member is damaged ({_ERRORS.get(s.code, s.code)})", offset=s.where, source=self._source
-        )
+            snippet = PyBytes_FromStringAndSize(<char*>s.snippet, s.snippet_len)
+        self._error = CompressionError(reason, offset=s.where, source=self._source, snippet=snippet)
+        raise self._error
 
     cdef void _stop(self) noexcept:
         cdef engine_t* e = self._e

@@ -6,6 +6,7 @@ One ``decompressobj`` per member (isal when available, else zlib); see
 
 from __future__ import annotations
 
+import re
 import zlib
 from types import ModuleType
 from typing import Any, BinaryIO
@@ -20,12 +21,36 @@ except ImportError:  # pragma: no cover - exercised only where isal is missing
 _ERRORS: tuple[type[BaseException], ...] = (zlib.error, _zlib.error)
 
 GZIP_MAGIC = b"\x1f\x8b"
+#: ISA-L's inflate error codes, worded as the compiled twin words them.
+_ERROR_TEXT = {
+    -1: "invalid deflate block",
+    -2: "invalid deflate symbol",
+    -3: "invalid lookback distance",
+    -4: "invalid gzip wrapper",
+    -5: "unsupported compression method",
+    -6: "incorrect checksum",
+}
+_ZLIB_TEXT = {"incorrect data check": -6, "incorrect header check": -4, "header crc mismatch": -4}
+
+
+def _reason(exc: BaseException) -> str:
+    """The inflater's error as the compiled twin words it (same ISA-L codes)."""
+    text = str(exc)
+    m = re.match(r"Error (-\d+) (?!while)", text)  # isal: "Error -6 Incorrect checksum found"
+    if m is not None and _zlib is not zlib:
+        return _ERROR_TEXT.get(int(m.group(1)), text)
+    return next((_ERROR_TEXT[c] for k, c in _ZLIB_TEXT.items() if k in text), text)
 #: Largest decompressed piece returned by one ``read()``.
 MAX_CHUNK = 1 << 20
 #: Compressed bytes read from the file at a time.
 IN_CHUNK = 1 << 18
 #: Compressed bytes handed to the inflater per call.
 _FEED = 1 << 14
+#: A member is handed out in whole windows of this many inflated bytes (its last,
+#: shorter one once it has ended with a good CRC): what a damaged member hands out
+#: depends only on where the damage is, never on how input and output were cut.
+#: The compiled twin keeps the same windows.
+WINDOW = 1 << 16
 
 
 class GzipDecoder:
@@ -72,8 +97,16 @@ class GzipDecoder:
         self.member_start = start
         #: Set when the input ended in trailing bytes that are not gzip (lenient stop).
         self.trailing_garbage: int | None = None
-        #: Set when the last member was cut off (lenient stop): its start offset.
+        #: Set when the last member was cut off or damaged (lenient stop): its start offset.
         self.truncated_member: int | None = None
+        #: Why decoding stopped early (lenient), as the strict error would say it.
+        self.stop_reason: str | None = None
+        self._error: CompressionError | None = None
+        self._win = bytearray()  # the member's unfinished window
+        self._out = b""  # a finished window (or member end) being handed out ...
+        self._out_pos = 0
+        self._out_bound: int | None = None  # ... and where its member ended, if it did
+        self._pending = False
 
     def _more(self) -> bool:
         data = self._f.read(self._in_chunk)
@@ -91,6 +124,9 @@ class GzipDecoder:
         self._eof = True
         self._in = b""
         self._in_pos = 0
+        self._d = None
+        self._win.clear()
+        self._pending = False
 
     def skip(self, limit: int) -> tuple[int, int | None]:
         """Inflate and discard at most *limit* bytes; return ``(count, boundary)``."""
@@ -98,7 +134,44 @@ class GzipDecoder:
         return len(out), boundary
 
     def read(self, limit: int = MAX_CHUNK) -> tuple[bytes, int | None]:
+        if self._error is not None:
+            # Once damage was reported, every later read reports it again.
+            raise self._error.with_traceback(None)
+        try:
+            return self._read(limit)
+        except CompressionError as exc:
+            self._error = exc
+            raise
+
+    def _stop(self, reason: str) -> tuple[bytes, int | None]:
+        """Lenient: end the stream at damage (the reader reports it, and may resync)."""
+        self.stop_reason = reason
+        self._d = None
+        self._in = b""
+        self._in_pos = 0
+        self._eof = True
+        return b"", None
+
+    def _commit(self, out: bytes, boundary: int | None) -> None:
+        """*out* (with what the window held) may now be handed out."""
+        if self._win:
+            self._win += out
+            out = bytes(self._win)
+            self._win.clear()
+        self._out, self._out_pos, self._out_bound, self._pending = out, 0, boundary, True
+
+    def _read(self, limit: int) -> tuple[bytes, int | None]:
         while True:
+            if self._pending:
+                out, pos = self._out, self._out_pos
+                end = min(len(out), pos + limit)
+                piece = out if pos == 0 and end == len(out) else out[pos:end]
+                self._out_pos = end
+                if end < len(out):
+                    return piece, None
+                boundary = self._out_bound
+                self._out, self._out_bound, self._pending = b"", None, False
+                return piece, boundary
             if self._d is None:
                 if len(self._in) - self._in_pos < 2 and not self._eof:
                     self._more()
@@ -108,10 +181,7 @@ class GzipDecoder:
                 if self._in[self._in_pos : self._in_pos + 2] != GZIP_MAGIC:
                     if self._trailing == "stop":
                         self.trailing_garbage = self._in_abs
-                        self._in = b""
-                        self._in_pos = 0
-                        self._eof = True
-                        return b"", None
+                        return self._stop("bytes after the last gzip member are not gzip")
                     raise CompressionError(
                         "bytes after the last gzip member are not gzip",
                         offset=self._in_abs,
@@ -121,10 +191,10 @@ class GzipDecoder:
                 self._d = _zlib.decompressobj(31)
                 self.member_start = self._in_abs
             if self._in_pos >= len(self._in) and not self._more():
+                self._win.clear()  # (an unfinished window of a cut member is dropped)
                 if self._trailing == "stop":
                     self.truncated_member = self.member_start
-                    self._d = None
-                    return b"", None
+                    return self._stop("gzip member is truncated")
                 raise CompressionError(
                     "gzip member is truncated", offset=self.member_start, source=self._source
                 )
@@ -132,27 +202,26 @@ class GzipDecoder:
             # unused_data / unconsumed_tail is at most one slice.
             data = self._view[self._in_pos : self._in_pos + _FEED]
             try:
-                out = self._d.decompress(data, limit)
+                out = self._d.decompress(data, WINDOW - len(self._win))
             except _ERRORS as exc:
+                self._win.clear()  # (an unfinished window of a damaged member is dropped)
+                reason = f"gzip member is damaged ({_reason(exc)})"
                 if self._trailing == "stop":
                     self.truncated_member = self.member_start
-                    self._d = None
-                    self._in = b""
-                    self._in_pos = 0
-                    self._eof = True
-                    return b"", None
-                raise CompressionError(
-                    f"gzip member is damaged ({exc})", offset=self.member_start, source=self._source
-                ) from None
+                    return self._stop(reason)
+                raise CompressionError(reason, offset=self.member_start, source=self._source) from None
             d = self._d
             if d.eof:
                 used = len(data) - len(d.unused_data)
                 self._in_abs += used
                 self._in_pos += used
                 self._d = None
-                return out, self._in_abs
+                self._commit(out, self._in_abs)
+                continue
             used = len(data) - len(d.unconsumed_tail)
             self._in_abs += used
             self._in_pos += used
-            if out:
-                return out, None
+            if len(self._win) + len(out) == WINDOW:
+                self._commit(out, None)
+            elif out:
+                self._win += out
