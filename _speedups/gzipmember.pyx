@@ -92,12 +92,20 @@ cdef Py_ssize_t DIRECT_ROOM = 1 << 18
 #: In the calling thread without libdeflate (random access), one fill inflates at most
 #: max(limit, SYNC_FILL) bytes.
 cdef Py_ssize_t SYNC_FILL = 1 << 16
-#: A member that streams is handed out in whole windows of this many inflated bytes
-#: (and its last, shorter window once the member has ended with a good CRC): what a
-#: damaged member hands out depends only on where the damage is, never on how the
-#: input and output were cut (the pure twin keeps the same windows). At most SYNC_FILL.
-WINDOW = 1 << 16
-cdef Py_ssize_t C_WINDOW = WINDOW
+#: A member that streams is inflated in steps of this many compressed bytes (counted
+#: from the member start); what the input up to a step gives is handed out once all of
+#: it is out without error (the rest when the member ends with a good CRC). So what a
+#: damaged member hands out depends only on where the damage is, never on how input
+#: and output were cut, nor on the inflater looking ahead (the pure twin steps alike).
+STEP = 256
+cdef long long C_STEP = STEP
+#: ... but nothing of a member is handed out before its end unless its steps gave at
+#: least this much: a damaged member smaller than that gives nothing.
+HOLD = 1 << 18
+cdef long long C_HOLD = HOLD
+#: Smallest slot: HOLD plus more than STEP compressed bytes can inflate to (deflate:
+#: 1032:1), so what is held back always fits a slot.
+MIN_SLOT = 1 << 20
 
 cdef enum:
     ST_MORE = 0       # more slots follow
@@ -141,9 +149,11 @@ cdef struct engine_t:
     slot_t* slots
     libdeflate_decompressor* direct   # NULL: ISA-L only
     int direct_skip                   # members to stream with ISA-L before trying libdeflate again
-    Py_ssize_t mo                     # bytes the streaming member has inflated so far
-    unsigned char* carry_src          # an unfinished window the last fill could not hand out ...
+    long long next_step               # file offset of the streaming member's next step
+    long long mo                      # bytes the streaming member has given so far
+    unsigned char* carry_src          # what the last fill inflated past its last step ...
     Py_ssize_t carry_len              # ... and its length: it starts the next fill
+    Py_ssize_t carry_stepped          # (of which this much whole steps gave)
 
 
 cdef Py_ssize_t _py_readinto(engine_t* e) noexcept nogil:
@@ -234,21 +244,29 @@ cdef int _e_direct(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
 
 cdef void _e_fill(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
     """Inflate into *s* until *cap* bytes, the last event it can note, the end of the
-    input, or (``one_member``) the first member end. Only whole windows (WINDOW) of a
-    streaming member are handed out: the unfinished one is carried to the next fill,
-    and dropped if the member turns out damaged or truncated."""
+    input, or (``one_member``) the first member end. Of a streaming member, only what
+    whole steps (STEP) gave, once that is HOLD bytes or more, is handed out before its
+    end: the rest is carried to the next fill, and dropped if the member turns out
+    damaged or truncated."""
     cdef int ret, m, at_end
-    cdef Py_ssize_t avail, used, commit, want
+    cdef Py_ssize_t avail, used, commit, stepped
     cdef uint32_t before
     s.len = 0
     s.nev = 0
     s.status = ST_MORE
+    stepped = 0  # s.data[:stepped] is what whole steps gave (handed out if the input is cut)
     if e.carry_len:
         memmove(s.data, e.carry_src, e.carry_len)
         s.len = e.carry_len
+        stepped = e.carry_stepped
         e.carry_len = 0
     commit = 0  # s.data[:commit] may be handed out
-    while s.len < cap and s.nev < e.ev_cap and not (e.one_member and s.nev):
+    while s.nev < e.ev_cap and not (e.one_member and s.nev):
+        if s.len >= cap:
+            if commit == 0 and e.in_member and cap < e.slot_cap:
+                cap = e.slot_cap  # (a small fill, all of it one step: room for the step)
+            else:
+                break
         if not e.in_member:
             if e.in_end - e.in_start < 2 and not e.in_eof:
                 if _e_more(e) < 0:
@@ -278,13 +296,11 @@ cdef void _e_fill(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
             isal_inflate_reset(&e.st)
             e.st.crc_flag = ISAL_GZIP
             e.in_member = 1
-            e.mo = 0
             e.member_start = e.in_abs
-        want = C_WINDOW - e.mo % C_WINDOW
-        if want > cap - s.len:
-            want = cap - s.len
+            e.next_step = e.in_abs + C_STEP
+            e.mo = 0
         e.st.next_out = <uint8_t*>s.data + s.len
-        e.st.avail_out = <uint32_t>want
+        e.st.avail_out = <uint32_t>(cap - s.len)
         while True:
             at_end = 0
             if e.in_start >= e.in_end:
@@ -296,6 +312,8 @@ cdef void _e_fill(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
                     return
                 at_end = m == 0  # inflate once more: Quirk: ISA-L may hold bytes of a cut member
             avail = e.in_end - e.in_start
+            if avail > e.next_step - e.in_abs:
+                avail = <Py_ssize_t>(e.next_step - e.in_abs)  # (0 at the step: only drain)
             e.st.next_in = <uint8_t*>e.inbuf + e.in_start
             e.st.avail_in = <uint32_t>avail
             before = e.st.avail_out
@@ -304,7 +322,7 @@ cdef void _e_fill(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
             s.len += before - e.st.avail_out
             e.mo += before - e.st.avail_out
             if ret < 0:
-                # The damaged member's unfinished window is not handed out.
+                # What the damaged member inflated since its last whole step is dropped.
                 s.len = commit
                 e.in_member = 0
                 s.status = ST_DAMAGED
@@ -324,20 +342,26 @@ cdef void _e_fill(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
                 break
             e.in_start += used
             e.in_abs += used
-            if e.mo % C_WINDOW == 0 and e.mo:
-                commit = s.len  # a whole window
+            if e.in_abs == e.next_step and e.st.avail_out > 0:
+                # All the input up to the step gave is out, without error.
+                if e.mo >= C_HOLD:
+                    commit = s.len
+                stepped = s.len
+                e.next_step += C_STEP
             if e.st.avail_out == 0:
                 break
             if at_end and before == e.st.avail_out:
+                # The input is cut, not damaged: what the whole steps gave is right.
                 e.in_member = 0
-                s.len = commit
+                s.len = stepped if stepped > commit else commit
                 s.status = ST_TRUNCATED
                 s.where = e.member_start
                 return
     if s.len > commit:
-        # The slot is full inside a window: the window goes on in the next fill.
+        # The slot is full inside a step: the step goes on in the next fill.
         e.carry_src = s.data + commit
         e.carry_len = s.len - commit
+        e.carry_stepped = stepped - commit if stepped > commit else 0
         s.len = commit
 
 
@@ -427,7 +451,7 @@ cdef class GzipDecoder:
         pthread_cond_init(&e.cv, NULL)
         e.fd = -1
         e.pyfile = <PyObject*>self._f  # (self._f keeps it alive)
-        e.slot_cap = max(slot, C_WINDOW)  # (a whole window fits a slot)
+        e.slot_cap = max(slot, MIN_SLOT)  # (a whole step fits a slot)
         e.nslots = max(nslots, 1)
         e.ev_cap = max(events, 1)
         e.one_member = one_member

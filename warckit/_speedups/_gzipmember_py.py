@@ -44,13 +44,19 @@ def _reason(exc: BaseException) -> str:
 MAX_CHUNK = 1 << 20
 #: Compressed bytes read from the file at a time.
 IN_CHUNK = 1 << 18
-#: Compressed bytes handed to the inflater per call.
-_FEED = 1 << 14
-#: A member is handed out in whole windows of this many inflated bytes (its last,
-#: shorter one once it has ended with a good CRC): what a damaged member hands out
-#: depends only on where the damage is, never on how input and output were cut.
-#: The compiled twin keeps the same windows.
-WINDOW = 1 << 16
+#: A member is inflated in steps of this many compressed bytes (counted from its
+#: start); what the input up to a step gives is handed out once all of it is out
+#: without error (the rest when the member ends with a good CRC). So what a damaged
+#: member hands out depends only on where the damage is, never on how input and output
+#: were cut, nor on the inflater looking ahead. The compiled twin steps alike.
+STEP = 256
+#: ... but nothing of a member is handed out before its end unless its steps gave at
+#: least this much: a damaged member smaller than that gives nothing.
+HOLD = 1 << 18
+#: Output room for one step: more than STEP compressed bytes can inflate to.
+_STEP_ROOM = 1 << 19
+#: Inflated bytes gathered before they are handed out (unless the member ends).
+_HAND_OUT = 1 << 16
 
 
 class GzipDecoder:
@@ -102,8 +108,13 @@ class GzipDecoder:
         #: Why decoding stopped early (lenient), as the strict error would say it.
         self.stop_reason: str | None = None
         self._error: CompressionError | None = None
-        self._win = bytearray()  # the member's unfinished window
-        self._out = b""  # a finished window (or member end) being handed out ...
+        self._next_step = 0  # file offset of the member's next step
+        self._fail: BaseException | None = None  # the inflater's error, reported next
+        self._win = bytearray()  # what the member gave since its last hand-out ...
+        self._kept = 0  # ... of which this much came from whole steps (and may be handed out)
+        self._stepped = 0  # ... of which this much whole steps gave (handed out if the input is cut)
+        self._mo = 0  # bytes the member has given so far
+        self._out = b""  # bytes being handed out ...
         self._out_pos = 0
         self._out_bound: int | None = None  # ... and where its member ended, if it did
         self._pending = False
@@ -126,6 +137,7 @@ class GzipDecoder:
         self._in_pos = 0
         self._d = None
         self._win.clear()
+        self._kept = self._stepped = 0
         self._pending = False
 
     def skip(self, limit: int) -> tuple[int, int | None]:
@@ -152,12 +164,13 @@ class GzipDecoder:
         self._eof = True
         return b"", None
 
-    def _commit(self, out: bytes, boundary: int | None) -> None:
-        """*out* (with what the window held) may now be handed out."""
-        if self._win:
-            self._win += out
-            out = bytes(self._win)
-            self._win.clear()
+    def _hand_out(self, n: int, boundary: int | None) -> None:
+        """Hand out the first *n* gathered bytes (and, if it ended, the member end)."""
+        win = self._win
+        out = bytes(win[:n]) if n < len(win) else bytes(win)
+        del win[:n]
+        self._kept = max(self._kept - n, 0)
+        self._stepped = max(self._stepped - n, 0)
         self._out, self._out_pos, self._out_bound, self._pending = out, 0, boundary, True
 
     def _read(self, limit: int) -> tuple[bytes, int | None]:
@@ -172,6 +185,17 @@ class GzipDecoder:
                 boundary = self._out_bound
                 self._out, self._out_bound, self._pending = b"", None, False
                 return piece, boundary
+            if self._fail is not None:
+                if self._kept:  # hand out the whole steps first, then report
+                    self._hand_out(self._kept, None)
+                    continue
+                exc, self._fail = self._fail, None
+                self._win.clear()  # (what the damaged member gave past its last step is dropped)
+                reason = f"gzip member is damaged ({_reason(exc)})"
+                if self._trailing == "stop":
+                    self.truncated_member = self.member_start
+                    return self._stop(reason)
+                raise CompressionError(reason, offset=self.member_start, source=self._source) from None
             if self._d is None:
                 if len(self._in) - self._in_pos < 2 and not self._eof:
                     self._more()
@@ -190,38 +214,52 @@ class GzipDecoder:
                     )
                 self._d = _zlib.decompressobj(31)
                 self.member_start = self._in_abs
+                self._next_step = self._in_abs + STEP
+                self._mo = 0
+                self._stepped = self._kept = 0
             if self._in_pos >= len(self._in) and not self._more():
-                self._win.clear()  # (an unfinished window of a cut member is dropped)
+                # The input is cut, not damaged: what the whole steps gave is right.
+                if self._stepped:  # hand it out first, then report
+                    self._hand_out(self._stepped, None)
+                    continue
+                self._win.clear()  # (what a cut member gave past its last step is dropped)
                 if self._trailing == "stop":
                     self.truncated_member = self.member_start
                     return self._stop("gzip member is truncated")
                 raise CompressionError(
                     "gzip member is truncated", offset=self.member_start, source=self._source
                 )
-            # Feed bounded slices of a view: what zlib copies back as
-            # unused_data / unconsumed_tail is at most one slice.
-            data = self._view[self._in_pos : self._in_pos + _FEED]
+            # Feed the member up to its next step (a slice of a view: what zlib copies
+            # back as unused_data is at most one step).
+            data = self._view[self._in_pos : self._in_pos + (self._next_step - self._in_abs)]
             try:
-                out = self._d.decompress(data, WINDOW - len(self._win))
+                out = self._d.decompress(data, _STEP_ROOM)
             except _ERRORS as exc:
-                self._win.clear()  # (an unfinished window of a damaged member is dropped)
-                reason = f"gzip member is damaged ({_reason(exc)})"
-                if self._trailing == "stop":
-                    self.truncated_member = self.member_start
-                    return self._stop(reason)
-                raise CompressionError(reason, offset=self.member_start, source=self._source) from None
+                self._fail = exc
+                continue
             d = self._d
             if d.eof:
                 used = len(data) - len(d.unused_data)
                 self._in_abs += used
                 self._in_pos += used
                 self._d = None
-                self._commit(out, self._in_abs)
+                if self._win:
+                    self._win += out
+                    self._kept = len(self._win)
+                    self._hand_out(self._kept, self._in_abs)
+                else:
+                    self._out, self._out_pos, self._out_bound, self._pending = out, 0, self._in_abs, True
                 continue
             used = len(data) - len(d.unconsumed_tail)
             self._in_abs += used
             self._in_pos += used
-            if len(self._win) + len(out) == WINDOW:
-                self._commit(out, None)
-            elif out:
-                self._win += out
+            self._mo += len(out)
+            self._win += out
+            if self._in_abs == self._next_step:
+                # All the input up to the step gave is out, without error.
+                if self._mo >= HOLD:
+                    self._kept = len(self._win)
+                self._stepped = len(self._win)
+                self._next_step += STEP
+                if self._kept >= _HAND_OUT:
+                    self._hand_out(self._kept, None)
