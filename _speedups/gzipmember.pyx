@@ -8,7 +8,9 @@ inflates members into *slots*: output buffers with the end of every member noted
 libdeflate (faster than streaming inflate on the small members most records are);
 one that does not fit, is not all in the input buffer, or is damaged streams through
 ISA-L, whose errors are the ones reported (``direct=False``, for random access, uses
-ISA-L alone and inflates little past what is asked for). ``read`` and ``skip`` hand out a slot's
+ISA-L alone and inflates little past what is asked for). ISA-L inflates in pieces
+(see :data:`STEP`) and only what whole pieces gave is handed out, so a damaged member
+gives exactly what it gives in the pure twin. ``read`` and ``skip`` hand out a slot's
 bytes in pieces of at most *limit* bytes, each ending at a member end or earlier.
 
 In the calling thread (the default) a slot is filled when the previous one has been
@@ -92,19 +94,23 @@ cdef Py_ssize_t DIRECT_ROOM = 1 << 18
 #: In the calling thread without libdeflate (random access), one fill inflates at most
 #: max(limit, SYNC_FILL) bytes.
 cdef Py_ssize_t SYNC_FILL = 1 << 16
-#: A member that streams is inflated in steps of this many compressed bytes (counted
-#: from the member start); what the input up to a step gives is handed out once all of
-#: it is out without error (the rest when the member ends with a good CRC). So what a
-#: damaged member hands out depends only on where the damage is, never on how input
-#: and output were cut, nor on the inflater looking ahead (the pure twin steps alike).
-STEP = 256
+#: A member that streams is inflated in *pieces*: a piece ends where the member's input
+#: reaches a step (every STEP compressed bytes from the member start) and all it gives
+#: is out, or where the piece has given PIECE bytes. Every inflate call is given the
+#: input up to the next step, no more and (but at the end of the file) no less. What a
+#: piece gives is handed out once the piece has ended without error (the rest of the
+#: member when it ends with a good CRC), so what a damaged member hands out depends
+#: only on the data, never on how input and output were cut nor on how far the
+#: inflater looks ahead (the pure twin inflates in the same pieces).
+STEP = 1 << 15
 cdef long long C_STEP = STEP
-#: ... but nothing of a member is handed out before its end unless its steps gave at
+PIECE = 1 << 17
+cdef long long C_PIECE = PIECE
+#: ... but nothing of a member is handed out before its end unless its pieces gave at
 #: least this much: a damaged member smaller than that gives nothing.
 HOLD = 1 << 18
 cdef long long C_HOLD = HOLD
-#: Smallest slot: HOLD plus more than STEP compressed bytes can inflate to (deflate:
-#: 1032:1), so what is held back always fits a slot.
+#: Smallest slot: more than HOLD plus a piece, so what is held back always fits a slot.
 MIN_SLOT = 1 << 20
 
 cdef enum:
@@ -150,10 +156,11 @@ cdef struct engine_t:
     libdeflate_decompressor* direct   # NULL: ISA-L only
     int direct_skip                   # members to stream with ISA-L before trying libdeflate again
     long long next_step               # file offset of the streaming member's next step
+    long long piece                   # bytes the streaming member's current piece has given
     long long mo                      # bytes the streaming member has given so far
     unsigned char* carry_src          # what the last fill inflated past its last step ...
     Py_ssize_t carry_len              # ... and its length: it starts the next fill
-    Py_ssize_t carry_stepped          # (of which this much whole steps gave)
+    Py_ssize_t carry_stepped          # (of which this much whole pieces gave)
 
 
 cdef Py_ssize_t _py_readinto(engine_t* e) noexcept nogil:
@@ -245,7 +252,7 @@ cdef int _e_direct(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
 cdef void _e_fill(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
     """Inflate into *s* until *cap* bytes, the last event it can note, the end of the
     input, or (``one_member``) the first member end. Of a streaming member, only what
-    whole steps (STEP) gave, once that is HOLD bytes or more, is handed out before its
+    whole pieces (STEP, PIECE) gave, once that is HOLD bytes or more, is handed out before its
     end: the rest is carried to the next fill, and dropped if the member turns out
     damaged or truncated."""
     cdef int ret, m, at_end
@@ -254,7 +261,7 @@ cdef void _e_fill(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
     s.len = 0
     s.nev = 0
     s.status = ST_MORE
-    stepped = 0  # s.data[:stepped] is what whole steps gave (handed out if the input is cut)
+    stepped = 0  # s.data[:stepped] is what whole pieces gave (handed out if the input is cut)
     if e.carry_len:
         memmove(s.data, e.carry_src, e.carry_len)
         s.len = e.carry_len
@@ -299,10 +306,17 @@ cdef void _e_fill(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
             e.member_start = e.in_abs
             e.next_step = e.in_abs + C_STEP
             e.mo = 0
-        e.st.next_out = <uint8_t*>s.data + s.len
-        e.st.avail_out = <uint32_t>(cap - s.len)
+            e.piece = 0
         while True:
             at_end = 0
+            while e.in_end - e.in_start < e.next_step - e.in_abs and not e.in_eof:
+                # (the call gets the input up to the step: how far the inflater can look
+                # ahead must not depend on where the buffer was cut)
+                if _e_more(e) < 0:
+                    s.status = ST_IOERR
+                    s.code = e.io_errno
+                    s.len = commit
+                    return
             if e.in_start >= e.in_end:
                 m = _e_more(e)
                 if m < 0:
@@ -316,11 +330,14 @@ cdef void _e_fill(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
                 avail = <Py_ssize_t>(e.next_step - e.in_abs)  # (0 at the step: only drain)
             e.st.next_in = <uint8_t*>e.inbuf + e.in_start
             e.st.avail_in = <uint32_t>avail
+            e.st.next_out = <uint8_t*>s.data + s.len
+            e.st.avail_out = <uint32_t>min(cap - s.len, C_PIECE - e.piece)
             before = e.st.avail_out
             ret = isal_inflate(&e.st)
             used = avail - e.st.avail_in
             s.len += before - e.st.avail_out
             e.mo += before - e.st.avail_out
+            e.piece += before - e.st.avail_out
             if ret < 0:
                 # What the damaged member inflated since its last whole step is dropped.
                 s.len = commit
@@ -342,21 +359,24 @@ cdef void _e_fill(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
                 break
             e.in_start += used
             e.in_abs += used
-            if e.in_abs == e.next_step and e.st.avail_out > 0:
-                # All the input up to the step gave is out, without error.
+            m = e.in_abs == e.next_step and e.st.avail_out > 0  # the step: all its input gave is out
+            if m or e.piece == C_PIECE:
+                # The piece has ended without error.
                 if e.mo >= C_HOLD:
                     commit = s.len
                 stepped = s.len
-                e.next_step += C_STEP
-            if e.st.avail_out == 0:
-                break
-            if at_end and before == e.st.avail_out:
-                # The input is cut, not damaged: what the whole steps gave is right.
+                e.piece = 0
+                if m:
+                    e.next_step += C_STEP
+            elif at_end and before == e.st.avail_out:
+                # The input is cut, not damaged: what the whole pieces gave is right.
                 e.in_member = 0
                 s.len = stepped if stepped > commit else commit
                 s.status = ST_TRUNCATED
                 s.where = e.member_start
                 return
+            if s.len >= cap:
+                break
     if s.len > commit:
         # The slot is full inside a step: the step goes on in the next fill.
         e.carry_src = s.data + commit
@@ -455,7 +475,7 @@ cdef class GzipDecoder:
         e.nslots = max(nslots, 1)
         e.ev_cap = max(events, 1)
         e.one_member = one_member
-        e.in_cap = max(in_chunk, 64)
+        e.in_cap = max(in_chunk, 2 * C_STEP)  # (a step's input always fits)
         e.inbuf = <unsigned char*>malloc(e.in_cap)
         e.slots = <slot_t*>malloc(e.nslots * sizeof(slot_t))
         if e.inbuf == NULL or e.slots == NULL:

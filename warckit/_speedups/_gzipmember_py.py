@@ -1,7 +1,8 @@
 """Pure-Python multi-member gzip decoder (the twin of ``_speedups/gzipmember.pyx``).
 
-One ``decompressobj`` per member (isal when available, else zlib); see
-:mod:`warckit._compression` for the decoder protocol.
+One ``decompressobj`` per member (isal when available, else zlib), inflated in the
+pieces :data:`STEP` describes so that a damaged member gives what the compiled twin
+gives; see :mod:`warckit._compression` for the decoder protocol.
 """
 
 from __future__ import annotations
@@ -40,21 +41,25 @@ def _reason(exc: BaseException) -> str:
     if m is not None and _zlib is not zlib:
         return _ERROR_TEXT.get(int(m.group(1)), text)
     return next((_ERROR_TEXT[c] for k, c in _ZLIB_TEXT.items() if k in text), text)
+
+
 #: Largest decompressed piece returned by one ``read()``.
 MAX_CHUNK = 1 << 20
 #: Compressed bytes read from the file at a time.
 IN_CHUNK = 1 << 18
-#: A member is inflated in steps of this many compressed bytes (counted from its
-#: start); what the input up to a step gives is handed out once all of it is out
-#: without error (the rest when the member ends with a good CRC). So what a damaged
-#: member hands out depends only on where the damage is, never on how input and output
-#: were cut, nor on the inflater looking ahead. The compiled twin steps alike.
-STEP = 256
-#: ... but nothing of a member is handed out before its end unless its steps gave at
+#: A member is inflated in *pieces*: a piece ends where the member's input reaches a
+#: step (every STEP compressed bytes from the member start) and all it gives is out,
+#: or where the piece has given PIECE bytes. Every inflate call is given the input up
+#: to the next step, no more and (but at the end of the file) no less. What a piece
+#: gives is handed out once the piece has ended without error (the rest of the member
+#: when it ends with a good CRC), so what a damaged member hands out depends only on
+#: the data, never on how input and output were cut nor on how far the inflater looks
+#: ahead. The compiled twin inflates in the same pieces.
+STEP = 1 << 15
+PIECE = 1 << 17
+#: ... but nothing of a member is handed out before its end unless its pieces gave at
 #: least this much: a damaged member smaller than that gives nothing.
 HOLD = 1 << 18
-#: Output room for one step: more than STEP compressed bytes can inflate to.
-_STEP_ROOM = 1 << 19
 #: Inflated bytes gathered before they are handed out (unless the member ends).
 _HAND_OUT = 1 << 16
 
@@ -111,9 +116,10 @@ class GzipDecoder:
         self._next_step = 0  # file offset of the member's next step
         self._fail: BaseException | None = None  # the inflater's error, reported next
         self._win = bytearray()  # what the member gave since its last hand-out ...
-        self._kept = 0  # ... of which this much came from whole steps (and may be handed out)
-        self._stepped = 0  # ... of which this much whole steps gave (handed out if the input is cut)
+        self._kept = 0  # ... of which this much came from whole pieces (and may be handed out)
+        self._stepped = 0  # ... of which this much whole pieces gave (handed out if the input is cut)
         self._mo = 0  # bytes the member has given so far
+        self._piece = 0  # bytes its current piece has given
         self._out = b""  # bytes being handed out ...
         self._out_pos = 0
         self._out_bound: int | None = None  # ... and where its member ended, if it did
@@ -190,7 +196,7 @@ class GzipDecoder:
                     self._hand_out(self._kept, None)
                     continue
                 exc, self._fail = self._fail, None
-                self._win.clear()  # (what the damaged member gave past its last step is dropped)
+                self._win.clear()  # (what the damaged member gave past its last piece is dropped)
                 reason = f"gzip member is damaged ({_reason(exc)})"
                 if self._trailing == "stop":
                     self.truncated_member = self.member_start
@@ -215,14 +221,19 @@ class GzipDecoder:
                 self._d = _zlib.decompressobj(31)
                 self.member_start = self._in_abs
                 self._next_step = self._in_abs + STEP
-                self._mo = 0
+                self._mo = self._piece = 0
                 self._stepped = self._kept = 0
-            if self._in_pos >= len(self._in) and not self._more():
-                # The input is cut, not damaged: what the whole steps gave is right.
+            need = self._next_step - self._in_abs
+            while len(self._in) - self._in_pos < need and not self._eof:
+                # (the call gets the input up to the step: how far the inflater can look
+                # ahead must not depend on where the input was cut)
+                self._more()
+            if need and self._in_pos >= len(self._in) and not self._more():
+                # The input is cut, not damaged: what the whole pieces gave is right.
                 if self._stepped:  # hand it out first, then report
                     self._hand_out(self._stepped, None)
                     continue
-                self._win.clear()  # (what a cut member gave past its last step is dropped)
+                self._win.clear()  # (what a cut member gave past its last piece is dropped)
                 if self._trailing == "stop":
                     self.truncated_member = self.member_start
                     return self._stop("gzip member is truncated")
@@ -230,10 +241,11 @@ class GzipDecoder:
                     "gzip member is truncated", offset=self.member_start, source=self._source
                 )
             # Feed the member up to its next step (a slice of a view: what zlib copies
-            # back as unused_data is at most one step).
-            data = self._view[self._in_pos : self._in_pos + (self._next_step - self._in_abs)]
+            # back as unused_data / unconsumed_tail is at most one step).
+            data = self._view[self._in_pos : self._in_pos + need]
+            room = PIECE - self._piece
             try:
-                out = self._d.decompress(data, _STEP_ROOM)
+                out = self._d.decompress(data, room)
             except _ERRORS as exc:
                 self._fail = exc
                 continue
@@ -254,12 +266,16 @@ class GzipDecoder:
             self._in_abs += used
             self._in_pos += used
             self._mo += len(out)
+            self._piece += len(out)
             self._win += out
-            if self._in_abs == self._next_step:
-                # All the input up to the step gave is out, without error.
+            at_step = self._in_abs == self._next_step and len(out) < room  # all its input gave is out
+            if at_step or self._piece == PIECE:
+                # The piece has ended without error.
                 if self._mo >= HOLD:
                     self._kept = len(self._win)
                 self._stepped = len(self._win)
-                self._next_step += STEP
+                self._piece = 0
+                if at_step:
+                    self._next_step += STEP
                 if self._kept >= _HAND_OUT:
                     self._hand_out(self._kept, None)
