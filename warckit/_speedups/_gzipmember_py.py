@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import zlib
+from collections import deque
 from types import ModuleType
 from typing import Any, BinaryIO
 
@@ -60,8 +61,6 @@ PIECE = 1 << 17
 #: ... but nothing of a member is handed out before its end unless its pieces gave at
 #: least this much: a damaged member smaller than that gives nothing.
 HOLD = 1 << 18
-#: Inflated bytes gathered before they are handed out (unless the member ends).
-_HAND_OUT = 1 << 16
 
 
 class GzipDecoder:
@@ -115,14 +114,13 @@ class GzipDecoder:
         self._error: CompressionError | None = None
         self._next_step = 0  # file offset of the member's next step
         self._fail: BaseException | None = None  # the inflater's error, reported next
-        self._win = bytearray()  # what the member gave since its last hand-out ...
-        self._kept = 0  # ... of which this much came from whole pieces (and may be handed out)
-        self._stepped = 0  # ... of which this much whole pieces gave (handed out if the input is cut)
+        self._win: list[bytes] = []  # what the member gave since its last hand-out ...
+        self._kept = 0  # ... of which so many pieces may be handed out
+        self._stepped = 0  # ... and so many whole pieces gave (handed out if the input is cut)
         self._mo = 0  # bytes the member has given so far
         self._piece = 0  # bytes its current piece has given
-        self._out = b""  # bytes being handed out ...
-        self._out_pos = 0
-        self._out_bound: int | None = None  # ... and where its member ended, if it did
+        self._outq: deque[bytes] = deque()  # bytes being handed out ...
+        self._out_bound: int | None = None  # ... and where their member ended, if it did
         self._pending = False
 
     def _more(self) -> bool:
@@ -143,6 +141,7 @@ class GzipDecoder:
         self._in_pos = 0
         self._d = None
         self._win.clear()
+        self._outq.clear()
         self._kept = self._stepped = 0
         self._pending = False
 
@@ -171,25 +170,26 @@ class GzipDecoder:
         return b"", None
 
     def _hand_out(self, n: int, boundary: int | None) -> None:
-        """Hand out the first *n* gathered bytes (and, if it ended, the member end)."""
+        """Hand out the first *n* gathered pieces (and, if it ended, the member end)."""
         win = self._win
-        out = bytes(win[:n]) if n < len(win) else bytes(win)
+        self._outq.extend(win[:n])
         del win[:n]
         self._kept = max(self._kept - n, 0)
         self._stepped = max(self._stepped - n, 0)
-        self._out, self._out_pos, self._out_bound, self._pending = out, 0, boundary, True
+        self._out_bound, self._pending = boundary, True
 
     def _read(self, limit: int) -> tuple[bytes, int | None]:
         while True:
             if self._pending:
-                out, pos = self._out, self._out_pos
-                end = min(len(out), pos + limit)
-                piece = out if pos == 0 and end == len(out) else out[pos:end]
-                self._out_pos = end
-                if end < len(out):
+                q = self._outq
+                piece = q.popleft() if q else b""
+                if len(piece) > limit:
+                    q.appendleft(piece[limit:])
+                    return piece[:limit], None
+                if q:
                     return piece, None
                 boundary = self._out_bound
-                self._out, self._out_bound, self._pending = b"", None, False
+                self._out_bound, self._pending = None, False
                 return piece, boundary
             if self._fail is not None:
                 if self._kept:  # hand out the whole steps first, then report
@@ -255,19 +255,17 @@ class GzipDecoder:
                 self._in_abs += used
                 self._in_pos += used
                 self._d = None
-                if self._win:
-                    self._win += out
-                    self._kept = len(self._win)
-                    self._hand_out(self._kept, self._in_abs)
-                else:
-                    self._out, self._out_pos, self._out_bound, self._pending = out, 0, self._in_abs, True
+                if out:
+                    self._win.append(out)
+                self._hand_out(len(self._win), self._in_abs)
                 continue
             used = len(data) - len(d.unconsumed_tail)
             self._in_abs += used
             self._in_pos += used
             self._mo += len(out)
             self._piece += len(out)
-            self._win += out
+            if out:
+                self._win.append(out)
             at_step = self._in_abs == self._next_step and len(out) < room  # all its input gave is out
             if at_step or self._piece == PIECE:
                 # The piece has ended without error.
@@ -277,5 +275,5 @@ class GzipDecoder:
                 self._piece = 0
                 if at_step:
                     self._next_step += STEP
-                if self._kept >= _HAND_OUT:
+                if self._kept:
                     self._hand_out(self._kept, None)
