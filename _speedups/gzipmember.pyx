@@ -160,7 +160,6 @@ cdef struct engine_t:
     long long mo                      # bytes the streaming member has given so far
     unsigned char* carry_src          # what the last fill inflated past its last step ...
     Py_ssize_t carry_len              # ... and its length: it starts the next fill
-    Py_ssize_t carry_stepped          # (of which this much whole pieces gave)
 
 
 cdef Py_ssize_t _py_readinto(engine_t* e) noexcept nogil:
@@ -254,18 +253,16 @@ cdef void _e_fill(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
     input, or (``one_member``) the first member end. Of a streaming member, only what
     whole pieces (STEP, PIECE) gave, once that is HOLD bytes or more, is handed out before its
     end: the rest is carried to the next fill, and dropped if the member turns out
-    damaged or truncated."""
+    damaged (a member cut by the end of the input gives all it can)."""
     cdef int ret, m, at_end
-    cdef Py_ssize_t avail, used, commit, stepped
+    cdef Py_ssize_t avail, used, commit
     cdef uint32_t before
     s.len = 0
     s.nev = 0
     s.status = ST_MORE
-    stepped = 0  # s.data[:stepped] is what whole pieces gave (handed out if the input is cut)
     if e.carry_len:
         memmove(s.data, e.carry_src, e.carry_len)
         s.len = e.carry_len
-        stepped = e.carry_stepped
         e.carry_len = 0
     commit = 0  # s.data[:commit] may be handed out
     while s.nev < e.ev_cap and not (e.one_member and s.nev):
@@ -364,14 +361,13 @@ cdef void _e_fill(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
                 # The piece has ended without error.
                 if e.mo >= C_HOLD:
                     commit = s.len
-                stepped = s.len
                 e.piece = 0
                 if m:
                     e.next_step += C_STEP
             elif at_end and before == e.st.avail_out:
-                # The input is cut, not damaged: what the whole pieces gave is right.
+                # The input is cut, not damaged: all it gave (the inflater has no more
+                # to give) is right, and handed out.
                 e.in_member = 0
-                s.len = stepped if stepped > commit else commit
                 s.status = ST_TRUNCATED
                 s.where = e.member_start
                 return
@@ -381,7 +377,6 @@ cdef void _e_fill(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
         # The slot is full inside a step: the step goes on in the next fill.
         e.carry_src = s.data + commit
         e.carry_len = s.len - commit
-        e.carry_stepped = stepped - commit if stepped > commit else 0
         s.len = commit
 
 

@@ -116,7 +116,6 @@ class GzipDecoder:
         self._fail: BaseException | None = None  # the inflater's error, reported next
         self._win: list[bytes] = []  # what the member gave since its last hand-out ...
         self._kept = 0  # ... of which so many pieces may be handed out
-        self._stepped = 0  # ... and so many whole pieces gave (handed out if the input is cut)
         self._mo = 0  # bytes the member has given so far
         self._piece = 0  # bytes its current piece has given
         self._outq: deque[bytes] = deque()  # bytes being handed out ...
@@ -142,7 +141,7 @@ class GzipDecoder:
         self._d = None
         self._win.clear()
         self._outq.clear()
-        self._kept = self._stepped = 0
+        self._kept = 0
         self._pending = False
 
     def skip(self, limit: int) -> tuple[int, int | None]:
@@ -175,7 +174,6 @@ class GzipDecoder:
         self._outq.extend(win[:n])
         del win[:n]
         self._kept = max(self._kept - n, 0)
-        self._stepped = max(self._stepped - n, 0)
         self._out_bound, self._pending = boundary, True
 
     def _read(self, limit: int) -> tuple[bytes, int | None]:
@@ -222,18 +220,31 @@ class GzipDecoder:
                 self.member_start = self._in_abs
                 self._next_step = self._in_abs + STEP
                 self._mo = self._piece = 0
-                self._stepped = self._kept = 0
+                self._kept = 0
             need = self._next_step - self._in_abs
             while len(self._in) - self._in_pos < need and not self._eof:
                 # (the call gets the input up to the step: how far the inflater can look
                 # ahead must not depend on where the input was cut)
                 self._more()
             if need and self._in_pos >= len(self._in) and not self._more():
-                # The input is cut, not damaged: what the whole pieces gave is right.
-                if self._stepped:  # hand it out first, then report
-                    self._hand_out(self._stepped, None)
+                # The input is cut, not damaged: all it gives is right, and handed out.
+                room = PIECE - self._piece
+                try:
+                    out = self._d.decompress(b"", room)  # (what the inflater still holds)
+                except _ERRORS as exc:
+                    self._fail = exc
                     continue
-                self._win.clear()  # (what a cut member gave past its last piece is dropped)
+                if out:
+                    self._win.append(out)
+                    self._mo += len(out)
+                    self._piece += len(out)
+                    if self._piece == PIECE:
+                        self._piece = 0
+                        self._kept = len(self._win) if self._mo >= HOLD else self._kept
+                    continue
+                if self._win:
+                    self._hand_out(len(self._win), None)
+                    continue
                 if self._trailing == "stop":
                     self.truncated_member = self.member_start
                     return self._stop("gzip member is truncated")
@@ -271,7 +282,6 @@ class GzipDecoder:
                 # The piece has ended without error.
                 if self._mo >= HOLD:
                     self._kept = len(self._win)
-                self._stepped = len(self._win)
                 self._piece = 0
                 if at_step:
                     self._next_step += STEP
