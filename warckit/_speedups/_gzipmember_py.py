@@ -266,6 +266,8 @@ class GzipDecoder:
                 self._in_abs += used
                 self._in_pos += used
                 self._d = None
+                if not self._win and len(out) <= limit:
+                    return out, self._in_abs  # (a small member, whole in one call)
                 if out:
                     self._win.append(out)
                 self._hand_out(len(self._win), self._in_abs)
