@@ -21,17 +21,15 @@ import zlib
 from pathlib import Path
 
 import pytest
-
-from warckit import _speedups
+from twins import compiled_or_reason, impl_params
 
 ROOT = Path(__file__).parents[2]
 
-try:
-    _speedups.compiled("gzipmember")
-    _speedups.compiled("readercore")
-    HAVE_COMPILED = True
-except ImportError:
-    HAVE_COMPILED = False
+HAVE_COMPILED = compiled_or_reason("gzipmember")[0] is not None
+_twins = pytest.mark.skipif(
+    not HAVE_COMPILED or compiled_or_reason("readercore")[0] is None,
+    reason=compiled_or_reason("gzipmember")[1] or compiled_or_reason("readercore")[1] or "",
+)
 
 _SCRIPT = r"""
 import hashlib, json, sys
@@ -140,7 +138,7 @@ def _run(paths: list[str], *, pure: bool, readahead: bool) -> list[dict]:  # typ
     return result
 
 
-@pytest.mark.skipif(not HAVE_COMPILED, reason="compares the compiled build with the pure one")
+@_twins
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_twins_agree_on_damaged_gzip(tmp_path: Path, seed: int) -> None:
     rng = random.Random(seed)
@@ -162,7 +160,7 @@ def test_twins_agree_on_damaged_gzip(tmp_path: Path, seed: int) -> None:
     assert damaged > 50  # the cases do exercise damage
 
 
-@pytest.mark.skipif(not HAVE_COMPILED, reason="compares the compiled build with the pure one")
+@_twins
 def test_twins_agree_on_a_damaged_whole_file_gzip(tmp_path: Path) -> None:
     """One member for the whole file, damaged in the middle: both builds yield the records
     that inflated cleanly before the damage (the compiled one used to yield none)."""
@@ -187,8 +185,7 @@ def test_twins_agree_on_a_damaged_whole_file_gzip(tmp_path: Path) -> None:
     assert [r[0] for r in lenient["records"]] == [0] * len(lenient["records"])
 
 
-@pytest.mark.parametrize("impl", [_speedups.pure("gzipmember")] + (
-    [_speedups.compiled("gzipmember")] if HAVE_COMPILED else []), ids=lambda m: m.__name__[-2:])
+@pytest.mark.parametrize("impl", impl_params("gzipmember"))
 def test_header_crc_is_checked_and_errors_repeat(impl) -> None:  # type: ignore[no-untyped-def]
     """FHCRC: a wrong header CRC is damage in both builds; once a decoder reported an
     error, every later read reports it again (never a clean end of file)."""
