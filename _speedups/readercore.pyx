@@ -462,13 +462,16 @@ cdef class ReaderCore:
         if cls is None:
             cls = record_class(wtype or "")
         cl_msg = None
-        if cl_text is None or not cl_text.isdigit() and not cl_text.strip().isdigit():
+        if cl_text is not None and not cl_text.isdigit():
+            cl_text = cl_text.strip(" \t")
+        # Only ASCII digits are a number in WARC (str.isdigit() also takes "²", "١٢").
+        if cl_text is None or not (cl_text.isdigit() and cl_text.isascii()):
             cl_msg = "Content-Length is missing" if cl_text is None else f"Content-Length {cl_text!r} is not a number"
             if not lenient:
                 raise RecordParseError(cl_msg, offset=offset, source=self.name)
             cl = 0
         else:
-            pycl = int(cl_text.strip())  # (the test above allows surrounding whitespace)
+            pycl = int(cl_text) if len(cl_text.lstrip("0")) <= 19 else MAX_CONTENT_LENGTH + 1  # (int() takes ≤ 4300 digits)
             if pycl > MAX_CONTENT_LENGTH:
                 raise RecordParseError(f"Content-Length {cl_text!r} is too large", offset=offset, source=self.name)
             cl = pycl

@@ -15,7 +15,13 @@ import zlib
 from collections.abc import Callable, Collection, Iterator
 from typing import IO, TYPE_CHECKING, Any, BinaryIO
 
-from ._compression import ZSTD_DICT_MAGIC, PlainDecoder, make_decoder, sniff_compression
+from ._compression import (
+    MAX_DICTIONARY,
+    ZSTD_DICT_MAGIC,
+    PlainDecoder,
+    make_decoder,
+    sniff_compression,
+)
 from ._cpus import cpu_count
 from ._speedups import load
 from .errors import (
@@ -34,8 +40,10 @@ if TYPE_CHECKING:
     from ._speedups._readercore_py import ReaderCore as _ReaderCore
 else:
     _ReaderCore = load("readercore").ReaderCore
+_MAX_CONTENT_LENGTH: int = load("readercore").MAX_CONTENT_LENGTH
 
 WarningHandler = Callable[[Issue], None]
+_SKIPPED = object()  # (an ARC line skipped in lenient mode: read on)
 
 #: Issue codes of lenient recoveries that skipped or cut records (data was lost).
 RECORDS_LOST = frozenset({
@@ -190,7 +198,7 @@ class ArchiveReader(_ReaderCore):
         head = f.read(8)
         if head[:4] == ZSTD_DICT_MAGIC and len(head) == 8:
             size = int.from_bytes(head[4:8], "little")
-            self._dec._load_dictionary(head + f.read(size))
+            self._dec._load_dictionary(head + f.read(min(size, MAX_DICTIONARY)))
         f.seek(offset)
 
     def close(self) -> None:
@@ -568,6 +576,14 @@ class ArchiveReader(_ReaderCore):
     # -- ARC ----------------------------------------------------------------------------------
 
     def _read_arc_head(self) -> WarcRecord | None:
+        # (A loop, not recursion: lenient reading may skip any number of bad lines.)
+        while True:
+            record = self._read_arc_head_once()
+            if record is not _SKIPPED:
+                return record  # type: ignore[return-value]
+
+    def _read_arc_head_once(self) -> WarcRecord | None | object:
+        """The next ARC record, ``None`` at the end, or ``_SKIPPED`` after a bad line (lenient)."""
         # Tolerate blank lines between records (the <nl> before each URL-record).
         while True:
             if not self._ensure(1):
@@ -601,7 +617,7 @@ class ArchiveReader(_ReaderCore):
             other = _ARC_V2 if legend is _ARC_V1 else _ARC_V1
             fields = _arc_fields(text, other)
         issue = None
-        if fields is None or not fields["length"].isdigit():
+        if fields is None or not _arc_length_ok(fields["length"]):
             if not self.lenient:
                 raise RecordParseError(
                     f"bad ARC URL-record line {text[:60]!r}", offset=offset, source=self.name
@@ -609,8 +625,10 @@ class ArchiveReader(_ReaderCore):
             if fields is None:
                 skipped = self._skip_arc_garbage()
                 self._warn("arc-bad-line", f"skipped {skipped} bytes of unparsable ARC data", offset)
-                return self._read_arc_head() if not self._at_eof() else None
-            issue = f"ARC length {fields['length']!r} is not a number; block taken up to the next record"
+                return _SKIPPED if not self._at_eof() else None
+            length = fields["length"]
+            what = "is too large" if length.isascii() and length.isdigit() else "is not a number"
+            issue = f"ARC length {length!r} {what}; block taken up to the next record"
         self._pos += len(raw_line)
         if issue is None:
             cl = int(fields["length"])
@@ -681,6 +699,12 @@ class ArchiveReader(_ReaderCore):
         n = (nl + 1 if nl >= 0 else len(self._buf)) - self._pos
         self._pos += n
         return n
+
+
+def _arc_length_ok(text: str) -> bool:
+    """ASCII digits, and no more than any file can hold (the reader core's limit)."""
+    digits = text.lstrip("0")
+    return text.isascii() and text.isdigit() and len(digits) <= 19 and int(digits or 0) <= _MAX_CONTENT_LENGTH
 
 
 def _arc_fields(line: bytes, legend: tuple[str, ...]) -> dict[str, str] | None:

@@ -81,6 +81,8 @@ class RollingFile:
             raise UsageError("max_bytes must be positive (or None for no limit)")
         if max_records is not None and max_records <= 0:
             raise UsageError("max_records must be positive (or None for no limit)")
+        if any("\x00" in str(part) for part in (prefix, ext, template, host or "", port)):
+            raise UsageError("a file name part contains NUL (prefix, ext, template, host or port)")
         self.directory = os.fspath(directory)
         if not os.path.isdir(self.directory):
             raise UsageError(f"output directory {self.directory!r} does not exist")
@@ -121,6 +123,8 @@ class RollingFile:
         )
         if os.sep in name or (os.altsep and os.altsep in name):
             raise UsageError(f"file name template produced a path: {name!r}")
+        if "\x00" in name:
+            raise UsageError(f"file name contains NUL (from the prefix or template?): {name!r}")
         return name
 
     @property

@@ -67,7 +67,7 @@ def test_parse_fields_examples(impl) -> None:  # type: ignore[no-untyped-def]
 _line = st.one_of(
     st.binary(max_size=40),
     st.builds(lambda n, v: n + b":" + v + b"\r\n", st.sampled_from([b"A", b"WARC-Type", b"b c", b"", b"\xff"]), st.binary(max_size=20)),
-    st.sampled_from([b"\r\n", b"\n", b" cont\r\n", b"\tcont\n", b":\r\n", b"\r"]),
+    st.sampled_from([b"\r\n", b"\n", b" cont\r\n", b"\tcont\n", b":\r\n", b"\r", b" \r\n", b"\t \r\n"]),
 )
 
 
@@ -77,6 +77,32 @@ _line = st.one_of(
 def test_implementations_agree(buf: bytes, lenient: bool) -> None:
     results = [_run(impl, buf, lenient) for impl in HEADERS]
     assert all(r == results[0] for r in results)
+
+
+@pytest.mark.parametrize("impl", HEADERS, ids=lambda m: m.__name__.rsplit(".", 1)[-1])
+@pytest.mark.parametrize(
+    ("block", "value"),
+    [
+        (b"X: a\r\n b\r\n\tc\r\n", "a b c"),
+        (b"X:\r\n \r\n b\r\n c\r\n", "b c"),  # empty until the first text
+        (b"X: a\r\n \r\n b\r\n", "a  b"),  # an empty line after text keeps its space
+        (b"X: a\r\n \r\n", "a "),
+        (b"X:\r\n \r\n", ""),
+    ],
+)
+def test_folded_values(impl, block: bytes, value: str) -> None:  # type: ignore[no-untyped-def]
+    buf = block + b"Y: z\r\n"
+    assert impl.parse_fields(buf, 0, len(buf), False)[0] == [("X", value), ("Y", "z")]
+    head = b"WARC/1.1\r\n" + block.replace(b"X:", b"Content-Length:") + block.replace(b"X:", b"WARC-Type:") + b"\r\n"
+    _v, _ok, _start, _warn, wtype, cl = impl.scan_head(head, 0, len(head), False)
+    assert (wtype, cl) == (value, value)
+
+
+@pytest.mark.parametrize("impl", HEADERS, ids=lambda m: m.__name__.rsplit(".", 1)[-1])
+def test_many_folded_lines_stay_linear(impl) -> None:  # type: ignore[no-untyped-def]
+    buf = b"X: a\r\n" + b" b\r\n" * 255_000 + b"Y: z\r\n"
+    fields, _ = impl.parse_fields(buf, 0, len(buf), False)
+    assert fields[0] == ("X", "a" + " b" * 255_000) and fields[1] == ("Y", "z")
 
 
 def _run_head(impl, buf: bytes, lenient: bool):  # type: ignore[no-untyped-def]

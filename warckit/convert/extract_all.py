@@ -205,7 +205,7 @@ def _payload(record: WarcRecord, decode: bool) -> tuple[Readable, int | None, st
             stream = ChunkedReader(stream, lenient=True)
         if decode:
             for coding in reversed(http.content_encodings()):
-                stream = DecodingReader(stream, coding)
+                stream = DecodingReader(stream, coding, source=record.source, offset=record.offset)
         return stream, http.status, http.mime_type
     if record.type == "response" and record.format == "warc" and http is None and record.has_http:
         return record.raw_stream(), None, record.content_type
