@@ -150,6 +150,11 @@ class WrittenRecord:
         settle = self._settle
         if settle is not None:
             settle()
+            # Not placed after all: writing it failed (possibly in another thread,
+            # meanwhile); this raises that error rather than returning no location.
+            settle = self._settle
+            if settle is not None:
+                settle()
 
     @property
     def filename(self) -> str:
