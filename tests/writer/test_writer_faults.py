@@ -7,21 +7,20 @@ import errno
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
+import child
 import pytest
 
 import warckit
 from warckit.guided import WarcWriter
 
-ROOT = Path(__file__).resolve().parents[2]
 HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n"
 
 # Runs in a child process: RLIMIT_FSIZE stands in for a full disk (writes past the
 # limit are cut short, then fail with EFBIG once SIGXFSZ is ignored).
 _DISK_FULL = r"""
-import errno, json, os, resource, signal, sys
+import errno, json, resource, signal
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 from warckit.guided import WarcWriter
 out, compression, threads, limit, torn = sys.argv[1:6]
@@ -65,8 +64,9 @@ print(json.dumps({"errors": errors, "placed": placed, "lost": lost, "files": w.f
 def _disk_full(tmp_path: Path, compression: str, threads: str, limit: int,
                torn: bool = False) -> dict:  # type: ignore[type-arg]
     proc = subprocess.run(
-        [sys.executable, "-c", _DISK_FULL, str(tmp_path), compression, threads, str(limit),
-         "1" if torn else "0"], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+        [*child.python(_DISK_FULL), str(tmp_path), compression, threads, str(limit),
+         "1" if torn else "0"], env=child.env(), capture_output=True, text=True, timeout=120,
+        check=False)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)  # type: ignore[no-any-return]
 

@@ -7,13 +7,14 @@ import os
 import threading
 import zlib
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 import zstandard
+from twins import impl_params
 
 import warckit
 from warckit import writer as _writer
-from warckit._speedups import load
 from warckit.guided import WarcWriter, WrittenRecord
 
 HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"
@@ -149,11 +150,11 @@ def test_closing_while_threads_write(tmp_path: Path) -> None:
         assert warckit.read_record_at(rec.path, rec.offset).record_id == rec.record_id
 
 
-def test_native_job_shared_between_threads() -> None:
+@pytest.mark.parametrize("bd", impl_params("blockdeflate"))
+def test_native_job_shared_between_threads(bd: ModuleType) -> None:
     """A compression job waited for and polled by many threads at once (both twins):
     one result for all, no crash (the compiled job used to be freed by the first
     thread back while the others still read it)."""
-    bd = load("blockdeflate")
     data = os.urandom(1 << 20) + b"abc" * 300_000
     for _ in range(20):
         worker = bd.Worker()
@@ -189,11 +190,11 @@ def test_native_job_shared_between_threads() -> None:
         assert zlib.decompress(out, -15) == data and crc == zlib.crc32(data)
 
 
-def test_native_worker_started_and_stopped_by_many_threads() -> None:
+@pytest.mark.parametrize("bd", impl_params("blockdeflate"))
+def test_native_worker_started_and_stopped_by_many_threads(bd: ModuleType) -> None:
     """Threads submitting to and closing one worker at once (both twins): every job
     is compressed right, nothing hangs or crashes (the compiled worker could start a
     second thread on the same compressors, or be joined twice)."""
-    bd = load("blockdeflate")
     worker = bd.Worker()
     blocks = [os.urandom(100_000) + bytes([i]) * 100_000 for i in range(4)]
     errors: list[BaseException] = []
