@@ -11,6 +11,7 @@ import bisect
 import io
 import os
 import weakref
+import zlib
 from collections.abc import Callable, Collection, Iterator
 from typing import IO, TYPE_CHECKING, Any, BinaryIO
 
@@ -18,6 +19,7 @@ from ._compression import ZSTD_DICT_MAGIC, PlainDecoder, make_decoder, sniff_com
 from ._cpus import cpu_count
 from ._speedups import load
 from .errors import (
+    CompressionError,
     HeaderParseError,
     Issue,
     ParseError,
@@ -26,7 +28,7 @@ from .errors import (
 )
 from .records import ArcRecord, WarcRecord
 
-__all__ = ["ArchiveReader", "WarningHandler", "open_archive", "read_payload_range", "read_record_at"]
+__all__ = ["RECORDS_LOST", "ArchiveReader", "WarningHandler", "open_archive", "read_payload_range", "read_record_at"]
 
 if TYPE_CHECKING:
     from ._speedups._readercore_py import ReaderCore as _ReaderCore
@@ -35,6 +37,12 @@ else:
 
 WarningHandler = Callable[[Issue], None]
 
+#: Issue codes of lenient recoveries that skipped or cut records (data was lost).
+RECORDS_LOST = frozenset({
+    "damaged-member", "truncated-member", "trailing-garbage", "skipped-garbage", "truncated-block",
+    "truncated-head",
+})
+
 #: Default cap on the size of one record head (version line + fields).
 MAX_HEADER_SIZE = 1 << 20
 #: Cap on one ARC URL-record line.
@@ -42,6 +50,13 @@ MAX_ARC_LINE = 1 << 16
 
 #: Whether readers inflate gzip files ahead on a thread by default.
 _READAHEAD_DEFAULT = cpu_count() > 1 and os.environ.get("WARCKIT_READAHEAD", "1") != "0"
+
+#: A gzip member's first bytes (magic, CM = deflate): where a resync may start.
+_MEMBER_MAGIC = b"\x1f\x8b\x08"
+#: Compressed bytes inflated, and bytes of output looked at, to tell whether a
+#: member found by a resync starts a record.
+_PROBE_IN = 1 << 16
+_PROBE_OUT = 4096
 
 _ARC_V1 = ("url", "ip", "date", "mime", "length")
 _ARC_V2 = ("url", "ip", "date", "mime", "status", "checksum", "location", "offset", "filename", "length")
@@ -121,6 +136,7 @@ class ArchiveReader(_ReaderCore):
             readahead = self._own and _chunk is None and _READAHEAD_DEFAULT
         kwargs["readahead"] = readahead
         kwargs["direct"] = _chunk is None
+        self._dec_kwargs = kwargs
         self._dec: Any = make_decoder(self._f, self.compression, **kwargs)
         if self.compression == "zstd" and offset and self._f.seekable():
             self._load_zstd_dictionary(offset)
@@ -147,6 +163,8 @@ class ArchiveReader(_ReaderCore):
         self.arc_version: str | None = None
         self.issues: list[Issue] = []
         self._done = False
+        self._broken = False
+        self._broken_error: CompressionError | None = None
 
     # -- file plumbing ----------------------------------------------------------------
 
@@ -340,6 +358,112 @@ class ArchiveReader(_ReaderCore):
                 self._pos = len(self._buf)
                 return skipped
 
+    # -- damaged gzip members ------------------------------------------------------------
+
+    def _dec_failed(self, exc: CompressionError) -> None:
+        """The decoder raised *exc* (strict mode): the next record is looked for past it."""
+        if self.compression == "gzip" and exc.offset is not None:
+            self._broken = True
+            self._broken_error = exc
+
+    def _resume(self) -> bool:
+        """Go on at the next gzip member that starts a record, past a damaged one.
+
+        Called when a strict decoder error was raised, and (lenient) where the decoded
+        stream ends. True: the reader now reads from that member; False: nothing to
+        resume (no damage, no such member, or the input cannot seek).
+        """
+        dec = self._dec
+        if self._broken:
+            exc = self._broken_error
+            assert exc is not None and exc.offset is not None
+            self._broken = False
+            self._broken_error = None
+            damaged, reason, code = exc.offset, exc.message, "damaged-member"
+            if self._current_ref is not None:  # the record the damage cut: abandoned
+                self._gen += 1
+                self._current_ref = None
+                self._cur_block_left = 0
+        elif self.compression == "gzip" and getattr(dec, "truncated_member", None) is not None:
+            damaged, reason = dec.truncated_member, dec.stop_reason
+            code = "damaged-member"
+        elif self.compression == "gzip" and getattr(dec, "trailing_garbage", None) is not None:
+            damaged, reason, code = dec.trailing_garbage, dec.stop_reason, "skipped-garbage"
+        else:
+            return False
+        found = self._next_record_member(damaged)
+        if found is None:
+            if not self.lenient:
+                self._warn(code, f"{reason}; no gzip member that starts a record follows", damaged)
+            return False  # (lenient: _report_end reports it as before)
+        self._warn(
+            code,
+            f"{reason}; skipped bytes {damaged}-{found} ({found - damaged} bytes) to the next "
+            "gzip member that starts a record",
+            damaged,
+        )
+        close = getattr(dec, "close", None)
+        if close is not None:
+            close()
+        self._f.seek(found)
+        kwargs = dict(self._dec_kwargs, start=found)
+        self._dec = make_decoder(self._f, self.compression, **kwargs)
+        self._dec_skip = getattr(self._dec, "skip", None)
+        self._base += len(self._buf)
+        self._buf = b""
+        self._pos = 0
+        if self._bstream[-1] == self._base:
+            self._bfile[-1] = found
+        else:
+            self._bstream.append(self._base)
+            self._bfile.append(found)
+        self._eof = False
+        self._done = False
+        return True
+
+    def _next_record_member(self, damaged: int) -> int | None:
+        """Offset of the first gzip member after *damaged* whose data begins with a record
+        head (``WARC/``, or an ARC URL-record line for ARC files); None if there is none."""
+        f = self._f
+        try:
+            if not f.seekable():
+                return None
+        except (AttributeError, ValueError):
+            return None
+        block = 1 << 20
+        at = damaged + 1
+        while True:
+            f.seek(at)
+            data: bytes = f.read(block + 2)
+            i = data.find(_MEMBER_MAGIC)
+            while i >= 0:
+                if self._starts_record(at + i):
+                    return at + i
+                i = data.find(_MEMBER_MAGIC, i + 1)
+            if len(data) < block + 2:
+                return None
+            at += block
+
+    def _starts_record(self, offset: int) -> bool:
+        """Whether the gzip member at *offset* inflates to a record head (its first bytes)."""
+        self._f.seek(offset)
+        d = zlib.decompressobj(31)
+        try:
+            out = d.decompress(self._f.read(_PROBE_IN), _PROBE_OUT)
+        except zlib.error:
+            return False
+        if self.format != "arc" and out[:5].upper() == b"WARC/":
+            return True
+        if self.format != "warc":
+            if out.startswith(b"filedesc:"):
+                return True
+            line = out.split(b"\n", 1)[0].rstrip(b"\r")
+            for legend in (self._arc_legend, _ARC_V1, _ARC_V2):
+                fields = _arc_fields(line, legend)
+                if fields is not None and fields["length"].isdigit():
+                    return True
+        return False
+
     # -- record heads ------------------------------------------------------------------------
 
     def _report_end(self) -> None:
@@ -349,7 +473,12 @@ class ArchiveReader(_ReaderCore):
             self._warn("trailing-garbage", "bytes after the last gzip member are not gzip", garbage)
         truncated = getattr(dec, "truncated_member", None)
         if truncated is not None:
-            self._warn("truncated-member", "the last gzip member is truncated or damaged", truncated)
+            reason = getattr(dec, "stop_reason", None) or "gzip member is truncated"
+            if reason.startswith("gzip member is truncated"):
+                self._warn("truncated-member", "the last gzip member is truncated", truncated)
+            else:
+                self._warn("damaged-member", f"{reason}; no gzip member that starts a record follows",
+                           truncated)
 
     def _at_eof(self) -> bool:
         return not self._ensure(1)

@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 
 from ..errors import HttpParseError, Issue, WarckitError
-from ..reader import ArchiveReader
+from ..reader import RECORDS_LOST, ArchiveReader
 from ..records import WarcRecord
 
 
@@ -55,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
     def warn(issue: Issue) -> None:
         print(f"warckit ls: {issue}", file=sys.stderr)
 
+    lost = False
     for path in args.files:
         with ArchiveReader(path, lenient=args.lenient, on_warning=warn, types=args.types) as reader:
             pending: tuple[WarcRecord, int | None] | None = None
@@ -75,7 +76,10 @@ def run(args: argparse.Namespace) -> int:
                 raise
             if pending is not None:
                 _emit(out, path, *pending, as_json=args.json)
-    return 0
+            lost = lost or any(issue.code in RECORDS_LOST for issue in reader.issues)
+    # Lenient listing that had to skip damaged data lists what it could, but the
+    # input is damaged: exit 1.
+    return 1 if lost else 0
 
 
 def _emit(out: Any, path: str, rec: WarcRecord, status: int | None, *, as_json: bool) -> None:
