@@ -21,6 +21,7 @@ import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from .._atomic import replacing
 from ..errors import ParseError
 from ._bisect import bisect_left_line, previous_line_start
 from .sort import is_header
@@ -96,7 +97,9 @@ def write_zipnum(
         offset += len(comp)
         block = []
 
-    with open(paths.shard, "wb") as shard, open(paths.idx, "wb") as idx:
+    # Written under temporary names and renamed into place (never through a file or
+    # symlink already at the final name); a failure leaves no half-written output.
+    with replacing(paths.shard) as shard, replacing(paths.idx) as idx:
         for raw in lines:
             line = raw.encode("utf-8") if isinstance(raw, str) else raw
             if not line.endswith(b"\n"):
@@ -111,8 +114,8 @@ def write_zipnum(
                 flush(shard, idx)
         if block:
             flush(shard, idx)
-    with open(paths.loc, "w", encoding="utf-8") as loc:
-        loc.write(f"{part_name}\t{os.path.basename(paths.shard)}\n")
+    with replacing(paths.loc) as loc:
+        loc.write(f"{part_name}\t{os.path.basename(paths.shard)}\n".encode())
     return paths
 
 
