@@ -19,6 +19,7 @@ import tempfile
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.errors import CompileError, LinkError
 
 #: The C libraries each module needs; a probe (header, function, -l name) per library.
 NEEDS = {"gzipmember": ["isal", "libdeflate"], "blockdeflate": ["libdeflate"]}
@@ -78,7 +79,7 @@ class BuildExt(build_ext):
                 self.compiler.link_executable(objs, "probe", output_dir=tmp,
                                               libraries=[library] if library else [],
                                               library_dirs=self.library_dirs or [])
-            except Exception:
+            except (CompileError, LinkError):
                 return False
             finally:
                 os.dup2(saved, 2)
