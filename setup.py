@@ -89,6 +89,20 @@ class BuildExt(build_ext):
     def _configure(self, ext):
         name = ext.name.rsplit(".", 1)[-1][1:-2]  # warckit._speedups._NAME_c
         ext.include_dirs.append("_speedups")
+        # A stamp per module whose content is its libraries' sources: switching
+        # WARCKIT_SYSTEM_LIBS rebuilds the module (define_macros alone would not).
+        wanted = ",".join(f"{lib}={self._sources[lib]}" for lib in NEEDS.get(name, []))
+        stamp = os.path.join(self.build_temp, f"wk-{name}.libs")
+        os.makedirs(self.build_temp, exist_ok=True)
+        try:
+            with open(stamp) as f:
+                same = f.read() == wanted
+        except OSError:
+            same = False
+        if not same:
+            with open(stamp, "w") as f:
+                f.write(wanted)
+        ext.depends.append(stamp)
         for lib in NEEDS.get(name, []):
             system = self._sources[lib] == "system"
             ext.define_macros.append((MACROS[lib], "0" if system else "1"))
