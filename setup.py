@@ -88,7 +88,8 @@ class BuildExt(build_ext):
 
     def _configure(self, ext):
         name = ext.name.rsplit(".", 1)[-1][1:-2]  # warckit._speedups._NAME_c
-        ext.include_dirs.append("_speedups")
+        if "_speedups" not in ext.include_dirs:
+            ext.include_dirs.append("_speedups")
         # A stamp per module whose content is its libraries' sources: switching
         # WARCKIT_SYSTEM_LIBS rebuilds the module (define_macros alone would not).
         wanted = ",".join(f"{lib}={self._sources[lib]}" for lib in NEEDS.get(name, []))
