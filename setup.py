@@ -14,6 +14,7 @@ warning naming it and the reason, and writes warckit/_speedups/_build.json, whic
 import glob
 import json
 import os
+import re
 import sys
 import tempfile
 
@@ -30,6 +31,17 @@ PROBES = {
 MACROS = {"isal": "WK_ISAL_DLSYM", "libdeflate": "WK_LIBDEFLATE_DLSYM"}
 WHEELS = {"isal": "the isal package", "libdeflate": "the deflate package"}
 REPORT = os.path.join("warckit", "_speedups", "_build.json")
+
+
+def _reason(exc):
+    """A short reason for a failed build (the compiler's own messages were printed above it)."""
+    text = str(exc)
+    match = re.search(r"Command '\['([^']*)'.*'-c', '([^']*)'.*exit status (-?\d+)", text)
+    if match:
+        compiler, source, status = match.groups()
+        text = f"{compiler} exited with status {status} compiling {source}"
+    text = f"{type(exc).__name__}: {text}"
+    return text if len(text) <= 300 else text[:297] + "..."
 
 
 def _say(message):
@@ -117,7 +129,7 @@ class BuildExt(build_ext):
             super().build_extension(ext)
         except Exception as exc:
             name = ext.name.rsplit(".", 1)[-1][1:-2]
-            self._failed[name] = f"{type(exc).__name__}: {exc}"
+            self._failed[name] = _reason(exc)
             raise  # setuptools skips an optional extension, and says so with -v
 
     def _modules(self):
