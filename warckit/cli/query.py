@@ -18,7 +18,9 @@ def add_parser(subparsers: Any) -> None:
         help="look a URL up in sorted indexes",
         description=(
             "Look URL up in sorted index files (new-style CDX, CDXJ, CDX-11/9, or a ZipNum "
-            ".idx). Timestamps: 14-digit of any length (2014, 20140103) or W3C."
+            ".idx). Timestamps: 14-digit of any length (2014, 20140103) or W3C. An index "
+            "that is not sorted is refused (exit status 1): sort it with "
+            "'warckit merge --unsorted -o SORTED INDEX'."
         ),
     )
     p.add_argument("args", nargs="+", metavar="INDEX... URL", help="index files, then the URL")
