@@ -19,15 +19,7 @@ __all__ = ["MAX_LEVEL", "Job", "Worker", "crc32", "deflate"]
 MAX_LEVEL = 12
 
 
-cdef extern from "libdeflate.h" nogil:
-    struct libdeflate_compressor:
-        pass
-    libdeflate_compressor* libdeflate_alloc_compressor(int level)
-    size_t libdeflate_deflate_compress(libdeflate_compressor* c, const void* src, size_t n,
-                                       void* dst, size_t cap)
-    size_t libdeflate_deflate_compress_bound(libdeflate_compressor* c, size_t n)
-    void libdeflate_free_compressor(libdeflate_compressor* c)
-    unsigned int libdeflate_crc32(unsigned int crc, const void* buf, size_t n)
+include "_libdeflate.pxi"
 
 
 include "_pthread.pxi"

@@ -32,23 +32,7 @@ from cpython.bytes cimport PyBytes_FromStringAndSize
 from warckit.errors import CompressionError
 
 
-cdef extern from "isa-l/igzip_lib.h":
-    cdef enum isal_block_state:
-        ISAL_BLOCK_FINISH
-    cdef struct inflate_state:
-        uint8_t *next_out
-        uint32_t avail_out
-        uint32_t total_out
-        uint8_t *next_in
-        uint64_t read_in
-        uint32_t avail_in
-        int32_t read_in_length
-        isal_block_state block_state
-        uint32_t crc_flag
-    void isal_inflate_init(inflate_state *state) nogil
-    void isal_inflate_reset(inflate_state *state) nogil
-    int isal_inflate(inflate_state *state) nogil
-    int ISAL_GZIP
+include "_isal.pxi"
 
 GZIP_MAGIC = b"\x1f\x8b"
 MAX_CHUNK = 1 << 20
@@ -64,16 +48,7 @@ _ERRORS = {
 }
 
 
-cdef extern from "libdeflate.h" nogil:
-    struct libdeflate_decompressor:
-        pass
-    libdeflate_decompressor* libdeflate_alloc_decompressor()
-    void libdeflate_free_decompressor(libdeflate_decompressor* d)
-    int libdeflate_gzip_decompress_ex(libdeflate_decompressor* d, const void* src, size_t n,
-                                      void* out, size_t cap, size_t* in_used, size_t* out_used)
-    int LIBDEFLATE_SUCCESS
-
-
+include "_libdeflate.pxi"
 include "_pthread.pxi"
 
 

@@ -4,7 +4,10 @@ One command makes the corpora (``../shared/bench/make_corpus.py``, mixes ``domai
 ``cc`` and ``small``), runs each path with every contender in its own process,
 alternating A B C … for ``--runs`` rounds after a warm-up, and writes
 ``benchmarks/RESULTS.md``: medians, paired ratios (run by run, against FastWARC or the
-named floor) and each process's peak RSS, with the machine, Python and commit.
+named floor) and each process's peak RSS, with the machine, Python, commit and the build
+measured: which hot modules are compiled and which ISA-L and libdeflate they call. It
+refuses to run when any hot module of the warckit under test (the checkout's) is on its
+pure-Python twin, unless ``--allow-pure`` is given (the report then says so).
 
 Usage::
 
@@ -230,6 +233,28 @@ def random_offsets(path: Path, count: int, workdir: Path) -> Path:
     return target
 
 
+_BUILD = """
+import json
+from warckit import _speedups
+print(json.dumps({n: [s.implementation, s.reason, list(s.libraries)] for n, s in _speedups.status().items()}))
+"""
+
+
+def build_status() -> dict[str, list[object]]:
+    """{module: [implementation, reason, libraries]} of the warckit the contenders import."""
+    out = subprocess.run([sys.executable, "-c", _BUILD], env=_env("warckit"), capture_output=True,
+                         text=True, check=True).stdout
+    status: dict[str, list[object]] = json.loads(out)
+    return status
+
+
+def describe_build(status: dict[str, list[object]]) -> str:
+    """One line for RESULTS.md: per-module implementation, then the C libraries used."""
+    mods = ", ".join(f"{n} {impl}" for n, (impl, _, _) in status.items())
+    libs = sorted({lib for _, _, libraries in status.values() for lib in libraries})  # type: ignore[attr-defined]
+    return f"{mods}; {'; '.join(libs) if libs else 'no C libraries'}"
+
+
 def machine() -> str:
     model = "?"
     try:
@@ -261,10 +286,21 @@ def main() -> None:
     ap.add_argument("--paths", default="headers,payload,verify,index,random,write,surt")
     ap.add_argument("--workdir", default="/tmp/warckit-bench")
     ap.add_argument("--out", default=str(HERE / "RESULTS.md"))
+    ap.add_argument("--allow-pure", action="store_true",
+                    help="run even if some hot modules are on their pure-Python twins")
     args = ap.parse_args()
     from _precompile import precompile
 
     precompile()  # as pip install does (see _precompile.py)
+    status = build_status()
+    pure = {n: reason for n, (impl, reason, _) in status.items() if impl != "c"}
+    if pure and not args.allow_pure:
+        lines = "\n".join(f"  {n}: {reason}" for n, reason in pure.items())
+        raise SystemExit(f"benchmarks/suite.py: the warckit under test ({ROOT}) runs these hot modules "
+                         f"in pure Python:\n{lines}\nbuild them (python setup.py build_ext --inplace) "
+                         "or pass --allow-pure to measure that build anyway")
+    build = describe_build(status)
+    print(f"build: {build}", flush=True)
     if args.quick:
         args.size, args.runs = 100, 3
     paths = args.paths.split(",")
@@ -274,6 +310,7 @@ def main() -> None:
         "# warckit benchmark results",
         "",
         f"Machine: {machine()}.",
+        (f"Build: {build}." + (f" **Partly pure Python ({', '.join(pure)}): --allow-pure.**" if pure else "")),
         f"Command: `python benchmarks/suite.py --size {args.size} --runs {args.runs} --mixes {args.mixes} --paths {args.paths}`.",
         "Whole-process wall time (start-up included), one warm-up, then alternating runs; "
         "ratios are paired medians (run by run); peak RSS is each process's own VmHWM.",

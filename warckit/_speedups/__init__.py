@@ -6,14 +6,24 @@ repository root. :func:`load` picks the compiled one unless ``WARCKIT_NO_EXTENSI
 is set, the interpreter is not CPython, or the import fails.
 
 :data:`IMPLEMENTATION` is ``"c"`` when every module in :data:`MODULES` is compiled,
-else ``"py"``.
+else ``"py"``; :func:`implementations` tells module by module, and :func:`status` also
+says why a pure twin is used and which C libraries a compiled module calls.
+
+A compiled module that exists but cannot be loaded, and a source checkout imported
+without its compiled modules (every hot path then silently pure), each raise one
+:class:`PurePythonWarning`.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import json
 import os
 import sys
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 
 #: Every hot module that has (or may have) a compiled twin.
@@ -23,6 +33,33 @@ MODULES: tuple[str, ...] = ("headers", "gzipmember", "surt", "readercore", "bloc
 NO_EXTENSIONS: bool = bool(os.environ.get("WARCKIT_NO_EXTENSIONS")) or (
     sys.implementation.name != "cpython"
 )
+
+_HERE = Path(__file__).resolve().parent
+#: The repository root when this package is imported from a source checkout, else None.
+_CHECKOUT: Path | None = (
+    _HERE.parents[1]
+    if (_HERE.parents[1] / "setup.py").is_file() and (_HERE.parents[1] / "_speedups").is_dir()
+    else None
+)
+_BUILD_IN_PLACE = "`pip install -e .` or `python setup.py build_ext --inplace`"
+
+
+class PurePythonWarning(RuntimeWarning):
+    """A hot module runs as its pure-Python twin although a compiled one was expected."""
+
+
+@dataclass(frozen=True)
+class ModuleStatus:
+    """Which implementation of one hot module this process uses, and why."""
+
+    #: The hot module's name (one of :data:`MODULES`).
+    name: str
+    #: ``"c"`` (compiled) or ``"py"`` (pure-Python twin).
+    implementation: str
+    #: Why the pure twin is used (``None`` when compiled).
+    reason: str | None
+    #: The C libraries the compiled module calls, with versions and where they come from.
+    libraries: tuple[str, ...] = ()
 
 
 def pure(name: str) -> ModuleType:
@@ -35,25 +72,84 @@ def compiled(name: str) -> ModuleType:
     return importlib.import_module(f"warckit._speedups._{name}_c")
 
 
+#: name -> the ImportError of a compiled module that could not be imported.
+_FAILED: dict[str, ImportError] = {}
+
+
+def _is_built(name: str) -> bool:
+    return importlib.util.find_spec(f"warckit._speedups._{name}_c") is not None
+
+
 def load(name: str) -> ModuleType:
     """Return the implementation of hot module *name* that this process uses."""
     if not NO_EXTENSIONS:
         try:
             return compiled(name)
-        except ImportError:
-            pass
+        except ImportError as exc:
+            if name not in _FAILED:
+                _FAILED[name] = exc
+                if _is_built(name):  # built, but it cannot load (a missing library, ...)
+                    warnings.warn(
+                        f"warckit: the compiled {name} module cannot be loaded ({exc}); "
+                        f"its pure-Python twin is used (slower). See `warckit --version`.",
+                        PurePythonWarning, stacklevel=2)
     return pure(name)
 
 
-def _implementation() -> str:
+def _build_report() -> dict[str, dict[str, object]]:
+    """What setup.py recorded about each module (empty if it left no report)."""
+    try:
+        with open(_HERE / "_build.json", encoding="utf-8") as f:
+            modules = json.load(f)["modules"]
+        return modules if isinstance(modules, dict) else {}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
+def _why_missing(name: str) -> str:
+    entry = _build_report().get(name, {})
+    if entry.get("built") is False:
+        return f"not built: {entry.get('reason', 'the compile failed')}"
+    if _CHECKOUT is not None:
+        return f"not built in this source checkout ({_CHECKOUT}); run {_BUILD_IN_PLACE}"
+    return "not built: this install has no compiled module and no build report (see the building docs)"
+
+
+def _status(name: str) -> ModuleStatus:
     if NO_EXTENSIONS:
-        return "py"
-    for name in MODULES:
-        try:
-            compiled(name)
-        except ImportError:
-            return "py"
-    return "c"
+        why = ("WARCKIT_NO_EXTENSIONS is set" if os.environ.get("WARCKIT_NO_EXTENSIONS")
+               else f"{sys.implementation.name} is not CPython")
+        return ModuleStatus(name, "py", why)
+    try:
+        module = compiled(name)
+    except ImportError as exc:
+        reason = f"cannot be loaded: {exc}" if _is_built(name) else _why_missing(name)
+        return ModuleStatus(name, "py", reason)
+    libraries = tuple(
+        str(getattr(module, attr)) for attr in ("ISAL_LIBRARY", "LIBDEFLATE_LIBRARY") if hasattr(module, attr)
+    )
+    return ModuleStatus(name, "c", None, libraries)
+
+
+def status() -> dict[str, ModuleStatus]:
+    """Return, for every hot module in :data:`MODULES`, what this process uses and why.
+
+    Imports every compiled module (and the C libraries they bind), so it is not free.
+    """
+    return {name: _status(name) for name in MODULES}
+
+
+def implementations() -> dict[str, str]:
+    """Return ``{module: "c" or "py"}`` for every hot module in :data:`MODULES`.
+
+    ``"c"`` is the compiled module and ``"py"`` its pure-Python twin: the one
+    :func:`load` returns in this process.
+    """
+    return {name: s.implementation for name, s in status().items()}
+
+
+def _implementation() -> str:
+    return "c" if all(v == "c" for v in implementations().values()) else "py"
 
 
 _IMPLEMENTATION: str | None = None
@@ -73,4 +169,24 @@ def __getattr__(name: str) -> str:
 #: ``"c"`` if every hot module is compiled and selected, else ``"py"`` (computed lazily).
 IMPLEMENTATION: str
 
-__all__ = ["IMPLEMENTATION", "MODULES", "NO_EXTENSIONS", "compiled", "load", "pure"]
+
+def _warn_if_unbuilt_checkout() -> None:
+    """Warn once when this package is a source checkout whose compiled modules were not built."""
+    if NO_EXTENSIONS or _CHECKOUT is None:
+        return
+    missing = [name for name in MODULES if not _is_built(name)]
+    if missing:
+        warnings.warn(
+            f"warckit is imported from the source checkout {_CHECKOUT}, where {', '.join(missing)} "
+            f"{'is' if len(missing) == 1 else 'are'} not compiled: those hot paths run in pure "
+            f"Python (several times slower). Build them there with {_BUILD_IN_PLACE}, or run from "
+            f"another directory to use an installed warckit (WARCKIT_NO_EXTENSIONS=1 silences this).",
+            PurePythonWarning, stacklevel=3)
+
+
+_warn_if_unbuilt_checkout()
+
+__all__ = [
+    "IMPLEMENTATION", "MODULES", "NO_EXTENSIONS", "ModuleStatus", "PurePythonWarning",
+    "compiled", "implementations", "load", "pure", "status",
+]

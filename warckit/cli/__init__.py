@@ -32,6 +32,40 @@ COMMANDS: tuple[str, ...] = (
 )
 
 
+def version_text() -> str:
+    """What ``warckit --version`` prints: the version, then each hot module's implementation."""
+    import platform
+
+    from .. import _speedups
+
+    modules = _speedups.status()
+    used = sum(s.implementation == "c" for s in modules.values())
+    lines = [f"warckit {__version__} ({platform.python_implementation()} {platform.python_version()})",
+             f"compiled hot modules: {used} of {len(modules)} in use"
+             + ("" if used == len(modules) else "; the others run their pure-Python twins (slower)")]
+    width = max(len(name) for name in modules)
+    for name, s in modules.items():
+        if s.implementation == "c":
+            detail = "compiled" + (f": {', '.join(s.libraries)}" if s.libraries else "")
+        else:
+            detail = f"pure Python: {s.reason}"
+        lines.append(f"  {name:<{width}}  {detail}")
+    return "\n".join(lines)
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: print :func:`version_text` (argparse's own action rewraps lines)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=default, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        print(version_text())
+        parser.exit()
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """Return the argument parser with every available subcommand registered.
 
@@ -43,7 +77,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         prog="warckit",
         description="Read, write, check and index WARC/ARC files; canonicalize URLs.",
     )
-    parser.add_argument("--version", action="version", version=f"warckit {__version__}")
+    parser.add_argument("--version", action=_VersionAction,
+                        help="show the version and which hot modules are compiled, and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMANDS:
