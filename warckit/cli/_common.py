@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import shutil
 import sys
@@ -41,6 +42,7 @@ __all__ = [
     "expand_archives",
     "issue_line",
     "need_out_dir",
+    "open_dedup_db",
     "parse_record_types",
     "stdin_spooled",
     "warner",
@@ -190,6 +192,25 @@ def stdin_spooled(paths: Sequence[str]) -> Iterator[list[str]]:
             shutil.copyfileobj(sys.stdin.buffer, fh, 1 << 20)
         _DISPLAY[spool] = "-"
         yield [spool if p == "-" else p for p in paths]
+
+
+def open_dedup_db(path: str, *, create: bool) -> Any:
+    """Open a :class:`~warckit.dedup.DedupIndex`; an unusable file is a ParseError naming it.
+
+    Raises:
+        FileNotFoundError: *path* does not exist and not *create*.
+        ParseError: *path* is not an SQLite database.
+    """
+    import sqlite3
+
+    from ..dedup import DedupIndex
+
+    if not create and not os.path.exists(path):
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+    try:
+        return DedupIndex(path)
+    except sqlite3.DatabaseError as exc:
+        raise ParseError(f"not a dedup database ({exc})", source=path) from None
 
 
 def parse_record_types(values: Sequence[str] | None, *, option: str) -> frozenset[str] | None:

@@ -6,8 +6,7 @@ import argparse
 from typing import Any
 
 from ..convert.crawllog2warc import crawllog_to_warc
-from ..dedup import DedupIndex
-from ._common import add_out_dir, need_out_dir, stdin_spooled, warner
+from ._common import add_out_dir, need_out_dir, open_dedup_db, stdin_spooled, warner
 
 __all__ = ["add_parser", "run"]
 
@@ -49,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     """Convert; print the summary; 0 on success."""
 
     out_dir = need_out_dir(args)
-    index = DedupIndex(args.db) if args.db else None
+    index = open_dedup_db(args.db, create=False) if args.db else None
     try:
         with stdin_spooled([*args.logs, *args.originals]) as paths:
             logs, originals = paths[:len(args.logs)], paths[len(args.logs):]

@@ -8,9 +8,9 @@ import sys
 from dataclasses import asdict
 from typing import Any
 
-from ..dedup import DedupIndex, apply
+from ..dedup import apply
 from ..errors import UsageError
-from ._common import add_out_dir, stdin_spooled, warner
+from ._common import add_out_dir, open_dedup_db, stdin_spooled, warner
 
 __all__ = ["add_parser", "run"]
 
@@ -66,7 +66,7 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the chosen action; 0 on success (``lookup``: 1 when nothing is found)."""
     if args.action == "build":
-        with DedupIndex(args.db) as idx, stdin_spooled(args.sources) as sources:
+        with open_dedup_db(args.db, create=True) as idx, stdin_spooled(args.sources) as sources:
             for name, path in zip(args.sources, sources):
                 kind, added = idx.add_file(path, lenient=args.lenient,
                                            on_warning=warner("dedup build"))
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{args.db}: {len(idx)} originals")
         return 0
     if args.action == "lookup":
-        with DedupIndex(args.db) as idx:
+        with open_dedup_db(args.db, create=False) as idx:
             found = idx.lookup(args.url, args.digest, before=args.before,
                                uri_agnostic=not args.no_uri_agnostic)
         if found is None:
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         db, out_dir = args.old_db, args.db
     if out_dir is None:
         raise UsageError("the following arguments are required: --out-dir")
-    with DedupIndex(db) as idx, stdin_spooled([args.input]) as (path,):
+    with open_dedup_db(db, create=True) as idx, stdin_spooled([args.input]) as (path,):
         stats = apply(path, out_dir, idx, uri_agnostic=args.uri_agnostic,
                       update=not args.no_update, lenient=args.lenient,
                       on_warning=warner("dedup apply"), compression=args.compression)
