@@ -50,7 +50,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--zipnum", metavar="BASE",
                    help="write a ZipNum index BASE.cdx.gz + BASE.idx + BASE.loc (implies --sort; "
                    "default: a plain index)")
-    p.add_argument("--block-lines", type=int, default=DEFAULT_BLOCK_LINES,
+    p.add_argument("--block-lines", type=int, default=DEFAULT_BLOCK_LINES, metavar="N",
                    help="index lines per ZipNum block (default: %(default)s)")
     p.add_argument("--max-memory", type=int, default=64, metavar="MB",
                    help="memory budget of the sort, in MiB (default: %(default)s)")
