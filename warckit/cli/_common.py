@@ -15,9 +15,7 @@ from __future__ import annotations
 import argparse
 import errno
 import os
-import shutil
 import sys
-import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NoReturn
@@ -186,6 +184,9 @@ def stdin_spooled(paths: Sequence[str]) -> Iterator[list[str]]:
     if not count:
         yield paths
         return
+    import shutil
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="warckit-stdin-") as tmp:
         spool = os.path.join(tmp, "stdin")
         with open(spool, "wb") as fh:
