@@ -411,3 +411,14 @@ def test_json_is_compact(files: dict[str, str], capsys: pytest.CaptureFixture[st
             value = json.loads(line)
             assert line == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     assert json.loads(outputs[3])["record_id"] == "<urn:uuid:00000000-0000-0000-0000-00005a3b1e02>"
+
+
+def test_unsorted_index_error_has_the_one_line_format(files: dict[str, str], tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    unsorted = tmp_path / "unsorted.cdx"
+    assert main(["index", "-o", str(unsorted), files["good"]]) == 0
+    capsys.readouterr()
+    for argv in (["query", str(unsorted), "https://example.com/"], ["merge", str(unsorted)]):
+        assert main(argv) == 1
+        assert _error(capsys, argv[0]).startswith(
+            f"{unsorted}, offset 0: line 1: the header says the index is unsorted")

@@ -450,11 +450,14 @@ class DedupIndex:
 
     # -- lookup ---------------------------------------------------------------------
 
-    def _one(self, where: str, args: Sequence[Any], before: str | None, match: str) -> Original | None:
+    def _one(self, where: str, args: Sequence[Any], before: str | None, match: str,
+             latest: bool = False) -> Original | None:
         sql = f"SELECT {_COLUMNS} FROM capture WHERE {where}"
         if before is not None:
             sql += " AND sortdate <= ? ORDER BY sortdate DESC, id LIMIT 1"
             args = (*args, before)
+        elif latest:
+            sql += " ORDER BY sortdate DESC, id DESC LIMIT 1"
         else:
             sql += " ORDER BY sortdate, id LIMIT 1"
         row = self._db.execute(sql, tuple(args)).fetchone()
@@ -494,6 +497,19 @@ class DedupIndex:
             if found is not None or not uri_agnostic:
                 return found
         return self._one("digest = ?", (norm,), limit, "digest")
+
+    def lookup_url(self, url: str, *, before: datetime | str | None = None) -> Original | None:
+        """Find the latest original capture of *url* (any payload), at or before *before*.
+
+        For ``server-not-modified`` revisits: the server answered 304, so the payload
+        is whatever the latest earlier capture of the same URL holds. Tries the same
+        URL string, then the same SURT key.
+        """
+        limit = self._before(before)
+        found = self._one("url = ?", (url,), limit, "url", latest=True)
+        if found is None:
+            found = self._one("urlkey = ?", (_urlkey(url),), limit, "urlkey", latest=True)
+        return found
 
     def lookup_location(self, filename: str, offset: int | None) -> Original | None:
         """Find the original stored in *filename* at *offset* (old DeDuplicator references)."""

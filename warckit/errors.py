@@ -20,6 +20,7 @@ __all__ = [
     "ParseError",
     "RecordParseError",
     "StaleRecordError",
+    "UnsortedIndexError",
     "UrlError",
     "UsageError",
     "ValidationError",
@@ -171,6 +172,24 @@ class StaleRecordError(WarckitError, RuntimeError):
 
 class UsageError(WarckitError, ValueError):
     """The library was called with arguments that cannot work."""
+
+
+class UnsortedIndexError(WarckitError):
+    """An index that must be sorted (to look URLs up, to merge) is not.
+
+    Attributes:
+        source: The index file.
+        line: 1-based number of the line found out of order (or of the header that
+            says the file is unsorted).
+        offset: Byte offset where that line starts.
+    """
+
+    def __init__(self, source: str, line: int, offset: int, reason: str) -> None:
+        self.source = source
+        self.line = line
+        self.offset = offset
+        self.reason = reason
+        super().__init__(f"{source}: line {line} (offset {offset}): {reason}")
 
 
 class UrlError(WarckitError, ValueError):

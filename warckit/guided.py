@@ -31,6 +31,7 @@ from datetime import datetime, timezone
 from functools import partial
 from typing import Any, Union
 
+from . import _args
 from . import validate as _validate
 from ._chunked import Dechunker
 from ._dates import format_warc_date, parse_warc_date
@@ -330,6 +331,17 @@ def _http_bytes(http_head: Any) -> bytes:
     raise UsageError("http_head must be the raw HTTP head bytes (ending with an empty line)")
 
 
+def _checked(method: str, target_uri: object, *, date: object = None, ip: object = None,
+             concurrent_to: object = None, extra_headers: object = (),
+             uri_optional: bool = False) -> list[tuple[str, str]]:
+    """Check the arguments every record method shares; return the extra headers as pairs."""
+    _args.check_str(method, "target_uri", target_uri, optional=uri_optional)
+    _args.check_date(method, date)
+    _args.check_str(method, "ip", ip, optional=True)
+    _args.check_refs(method, "concurrent_to", concurrent_to, many=True)
+    return _args.check_fields(method, "extra_headers", extra_headers, optional=False) or []
+
+
 @dataclass
 class _Series:
     name: str
@@ -346,7 +358,7 @@ class WarcWriter:
     records are in flight: :meth:`flush` before forking.
 
     Args:
-        directory: Output directory (must exist).
+        directory: Output directory (created, with its parents, if missing).
         prefix: File-name prefix (``{prefix}`` in the template).
         version: ``"1.1"`` (default; microsecond WARC-Date) or ``"1.0"`` (seconds).
         compression: ``"gzip"`` (default), ``"zstd"`` or ``"none"``.
@@ -426,7 +438,12 @@ class WarcWriter:
         self._new_hash, self._format_hash = _hash_functions(probe.algorithm, digest_encoding)
         if self._format_hash(probe._hash) != self._blank_digest:  # pragma: no cover
             self._new_hash, self._format_hash = _slow_hash_functions(digest, digest_encoding)
+        items = _args.check_fields("WarcWriter", "warcinfo", warcinfo) or []
         self.directory = os.fspath(directory)
+        try:
+            os.makedirs(self.directory, exist_ok=True)  # as `dedup apply` does
+        except FileExistsError:
+            raise UsageError(f"output directory {self.directory!r} is not a directory") from None
         self.version = version
         self.digest = digest
         self.digest_encoding = digest_encoding
@@ -434,7 +451,6 @@ class WarcWriter:
         self.segment_size = segment_size
         self.hybrid = hybrid
         self.host = host or socket.gethostname()
-        items = list(warcinfo.items()) if isinstance(warcinfo, Mapping) else list(warcinfo or ())
         self._warcinfo_fields = self._info_fields(items)
         self._closed = False
         # Records whose blocks the worker thread is compressing, oldest first:
@@ -564,12 +580,18 @@ class WarcWriter:
             fields: ``application/warc-fields`` content.
             block: Or the raw block (with another *content_type*).
             content_type: Content-Type of the block.
+
+        Raises:
+            UsageError: an argument has the wrong type (named in the message).
         """
+        items = _args.check_fields("warcinfo", "fields", fields)
+        if block is not None and not isinstance(block, (bytes, bytearray, memoryview)):
+            raise UsageError(f"warcinfo(): block must be bytes, not {type(block).__name__}")
+        _args.check_str("warcinfo", "content_type", content_type)
         self._settle()
         series = self._series["main"]
         if block is None:
-            items = list(fields.items()) if isinstance(fields, Mapping) else list(fields or ())
-            block = self._warcinfo_block(items)
+            block = self._warcinfo_block(items or [])
         if not series.rolling.is_open:
             series.rolling.open_new()
         rid, enc, meta = self._warcinfo_record(series, series.rolling.filename, block, content_type)
@@ -936,9 +958,15 @@ class WarcWriter:
 
         Raises:
             ValidationError: a field breaks a rule; nothing was written.
+            UsageError: an argument has the wrong type (named in the message).
         """
+        extra = _checked("request", target_uri, date=date, ip=ip, concurrent_to=concurrent_to,
+                         extra_headers=extra_headers)
+        _args.check_http_head("request", http_head)
+        body = _args.check_body("request", body)
+        _args.check_int("request", "body_length", body_length)
         return self._http_record("request", target_uri, http_head, body, body_length,
-                                 concurrent_to, ip, date, extra_headers, None, None)
+                                 concurrent_to, ip, date, extra, None, None)
 
     def response(
         self,
@@ -974,9 +1002,18 @@ class WarcWriter:
 
         Raises:
             ValidationError: a field breaks a rule; nothing was written.
+            UsageError: an argument has the wrong type (named in the message).
         """
+        extra = _checked("response", target_uri, date=date, ip=ip, concurrent_to=concurrent_to,
+                         extra_headers=extra_headers)
+        _args.check_http_head("response", http_head)
+        body = _args.check_body("response", body)
+        _args.check_int("response", "body_length", body_length)
+        _args.check_str("response", "truncated", truncated, optional=True)
+        _args.check_str("response", "identified_payload_type", identified_payload_type,
+                        optional=True)
         return self._http_record("response", target_uri, http_head, body, body_length,
-                                 concurrent_to, ip, date, extra_headers, truncated,
+                                 concurrent_to, ip, date, extra, truncated,
                                  identified_payload_type)
 
     def resource(
@@ -996,7 +1033,14 @@ class WarcWriter:
 
         Raises:
             ValidationError: a field breaks a rule; nothing was written.
+            UsageError: an argument has the wrong type (named in the message).
         """
+        extra_headers = _checked("resource", target_uri, date=date, ip=ip,
+                                 concurrent_to=concurrent_to, extra_headers=extra_headers)
+        body = _args.check_body("resource", body)
+        _args.check_str("resource", "content_type", content_type)
+        _args.check_int("resource", "body_length", body_length)
+        _args.check_str("resource", "truncated", truncated, optional=True)
         fields = self._common(concurrent_to, ip)
         if truncated is not None:
             fields.append(("WARC-Truncated", truncated))
@@ -1029,10 +1073,21 @@ class WarcWriter:
             concurrent_to: Records of the same capture event.
             date: Default now (or the linked record's date).
             extra_headers: Additional WARC fields.
+
+        Raises:
+            UsageError: an argument has the wrong type (named in the message), or both
+                *fields* and *body* were given.
         """
+        extra_headers = _checked("metadata", target_uri, date=date, concurrent_to=concurrent_to,
+                                 extra_headers=extra_headers, uri_optional=True)
+        items = _args.check_fields("metadata", "fields", fields)
+        body = _args.check_body("metadata", body)
+        _args.check_str("metadata", "content_type", content_type)
+        _args.check_refs("metadata", "refers_to", refers_to, many=False)
+        if items is not None and body is not None:
+            raise UsageError("metadata(): give fields or body, not both")
         if body is None:
-            items = list(fields.items()) if isinstance(fields, Mapping) else list(fields or ())
-            body = self._warcinfo_block(items)
+            body = self._warcinfo_block(items or [])
         wfields = self._common(concurrent_to, None)
         if refers_to is not None:
             wfields.append(("WARC-Refers-To", _ref_id(refers_to)))
@@ -1051,7 +1106,16 @@ class WarcWriter:
         date: datetime | str | None = None,
         extra_headers: Iterable[tuple[str, str]] = (),
     ) -> WrittenRecord:
-        """Write a ``conversion`` record: an alternative version of *refers_to*'s content."""
+        """Write a ``conversion`` record: an alternative version of *refers_to*'s content.
+
+        Raises:
+            ValidationError: a field breaks a rule; nothing was written.
+            UsageError: an argument has the wrong type (named in the message).
+        """
+        extra_headers = _checked("conversion", target_uri, date=date, extra_headers=extra_headers)
+        body = _args.check_body("conversion", body)
+        _args.check_str("conversion", "content_type", content_type)
+        _args.check_refs("conversion", "refers_to", refers_to, many=False)
         fields = [("WARC-Refers-To", _ref_id(refers_to))] if refers_to is not None else []
         return self._emit("conversion", target_uri=target_uri, fields=fields, body=body,
                           payload="block", content_type=content_type, date=date,
@@ -1095,7 +1159,17 @@ class WarcWriter:
 
         Raises:
             ValidationError: e.g. no payload digest for an identical-payload-digest revisit.
+            UsageError: an argument has the wrong type (named in the message).
         """
+        extra_headers = _checked("revisit", target_uri, date=date, ip=ip,
+                                 concurrent_to=concurrent_to, extra_headers=extra_headers)
+        _args.check_str("revisit", "profile", profile)
+        _args.check_refs("revisit", "refers_to", refers_to, many=False)
+        _args.check_str("revisit", "refers_to_target_uri", refers_to_target_uri, optional=True)
+        _args.check_date("revisit", refers_to_date, "refers_to_date")
+        _args.check_digest("revisit", "payload_digest", payload_digest)
+        if http_head is not None:
+            _args.check_http_head("revisit", http_head)
         uris = _validate.PROFILE_URIS[self.version]
         if profile not in uris:
             if "://" not in profile:

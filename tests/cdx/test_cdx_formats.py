@@ -15,6 +15,7 @@ from warckit.cdx import (
     CDX9_LEGEND,
     CDX11_LEGEND,
     NEW_STYLE_HEADER,
+    NEW_STYLE_UNSORTED_HEADER,
     CdxEntry,
     CdxjEntry,
     ClassicCdxEntry,
@@ -33,6 +34,7 @@ from warckit.cdx._timestamps import (
     upper_bound,
 )
 from warckit.cdx.build import write_index
+from warckit.cdx.formats import header_sorted
 from warckit.errors import ParseError, UsageError
 
 
@@ -111,7 +113,16 @@ def test_spaces_are_never_inside_fields() -> None:
 
 
 def test_header_sorts_first_and_is_detected() -> None:
-    assert NEW_STYLE_HEADER == "!warckit-cdx 1.0 urlkey timestamp url digest type filename offset json"
+    assert NEW_STYLE_HEADER == "!warckit-cdx 1.0 sorted urlkey timestamp url digest type filename offset json"
+    assert NEW_STYLE_UNSORTED_HEADER == (
+        "!warckit-cdx 1.0 unsorted urlkey timestamp url digest type filename offset json")
+    assert NEW_STYLE_UNSORTED_HEADER.encode() < b"-"
+    assert detect_format(NEW_STYLE_UNSORTED_HEADER) == "cdx"
+    assert header_sorted(NEW_STYLE_HEADER) is True
+    assert header_sorted(NEW_STYLE_UNSORTED_HEADER.encode() + b"\n") is False
+    # Written before the order was recorded, and the classic legend: no claim.
+    assert header_sorted("!warckit-cdx 1.0 urlkey timestamp url digest type filename offset json") is None
+    assert header_sorted(CDX11_LEGEND) is None
     assert NEW_STYLE_HEADER.encode() < b"-"  # the key of records without a URL
     assert NEW_STYLE_HEADER.encode() < b"0"
     assert detect_format(NEW_STYLE_HEADER) == "cdx"

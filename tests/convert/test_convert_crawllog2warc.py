@@ -68,6 +68,9 @@ def test_corpus_revisit_fields(tmp_path: Path) -> None:
     assert first.refers_to is None and first.refers_to_target_uri is None
 
 
+#: sha1 of the empty string: what Heritrix logs (and wrote) for a 304 without a body.
+EMPTY_SHA1 = "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ"
+
 ORIGINAL_DATES = [datetime(2020, 1, 1, 10, 0, i, tzinfo=timezone.utc) for i in range(3)]
 
 
@@ -98,7 +101,8 @@ def test_round_trip_revisits_point_at_originals(tmp_path: Path) -> None:
         # URI-agnostic: a URL never captured, payload known under two URLs; earliest before wins
         _line("http://other.example.net/c", b.payload_digest or "", "20210101000003000",
               "duplicate:uriAgnosticDigest"),
-        _line("http://example.com/a", a.payload_digest or "", "20210101000004000",
+        # Heritrix logs the digest of the empty 304 body; the original's is written.
+        _line("http://example.com/a", EMPTY_SHA1, "20210101000004000",
               "duplicate:server-not-modified", 304),
         _line("http://example.com/new", "sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "20210101000005000",
               "duplicate:digest"),
@@ -116,15 +120,15 @@ def test_round_trip_revisits_point_at_originals(tmp_path: Path) -> None:
             r.profile_name, str(r.payload_digest)) for r in revisits]
     assert got == [
         ("http://example.com/a", a.record_id, "http://example.com/a", "2020-01-01T10:00:00Z",
-         "2021-01-01T00:00:01.123000Z", "identical-payload-digest", a.payload_digest),
+         "2021-01-01T00:00:01.123Z", "identical-payload-digest", a.payload_digest),
         ("http://example.com/b", b.record_id, "http://example.com/b", "2020-01-01T10:00:01Z",
-         "2021-01-01T00:00:02.000000Z", "identical-payload-digest", b.payload_digest),
+         "2021-01-01T00:00:02.000Z", "identical-payload-digest", b.payload_digest),
         ("http://other.example.net/c", mirror.record_id, "http://mirror.example.org/b",
-         "2020-01-01T10:00:02Z", "2021-01-01T00:00:03.000000Z", "identical-payload-digest",
+         "2020-01-01T10:00:02Z", "2021-01-01T00:00:03.000Z", "identical-payload-digest",
          b.payload_digest),
         ("http://example.com/a", a.record_id, None, "2020-01-01T10:00:00Z",
-         "2021-01-01T00:00:04.000000Z", "server-not-modified", a.payload_digest),
-        ("http://example.com/new", None, None, None, "2021-01-01T00:00:05.000000Z",
+         "2021-01-01T00:00:04.000Z", "server-not-modified", a.payload_digest),
+        ("http://example.com/new", None, None, None, "2021-01-01T00:00:05.000Z",
          "identical-payload-digest", "sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"),
     ]
 
@@ -176,3 +180,83 @@ def test_cli_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert "line 2" in capsys.readouterr().err
     assert main(["crawllog2warc", bad, "--out", str(tmp_path / "x"), "--lenient"]) == 0
     assert "malformed lines skipped: 2" in capsys.readouterr().out
+
+
+# A Heritrix 3 crawl.log line (padded columns) for the server-not-modified fetch of
+# http://www.bl.uk/ that Heritrix itself wrote as the revisit in
+# warc-specifications/20141124-heritrix-server-not-modified.warc.gz — with the
+# empty-body digest sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ that record carries.
+BL_304 = ("2014-11-24T08:13:54.150Z   304          0 http://www.bl.uk/ - - text/html #021 "
+          "20141124081354070+79 sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ - "
+          "duplicate:server-not-modified,content-size:215")
+BL_ORIGINAL = "warc-specifications/20130729-heritrix-original.warc.gz"
+
+
+def _revisit_headers(path: str) -> list[tuple[str, str]]:
+    r = next(r for r in warckit.open(path) if r.type == "revisit")
+    skip = {"warc-record-id", "warc-warcinfo-id", "warc-block-digest"}
+    return [(k, v) for k, v in r.headers if k.lower() not in skip]
+
+
+def test_server_not_modified_carries_the_originals_digest(tmp_path: Path) -> None:
+    heritrix = next(r for r in warckit.open(corpus_path(
+        "warc-specifications/20141124-heritrix-server-not-modified.warc.gz")))
+    assert str(heritrix.payload_digest) == EMPTY_SHA1  # the Heritrix bug this avoids
+    log = tmp_path / "crawl.log"
+    log.write_text(BL_304 + "\n")
+    stats = crawllog_to_warc([log], tmp_path / "out", originals=[corpus_path(BL_ORIGINAL)])
+    assert (stats.revisits, stats.originals_found, stats.by_match) == (1, 1, {"url": 1})
+    assert_valid(stats.files[0])
+    assert _revisit_headers(stats.files[0]) == [
+        ("WARC-Type", "revisit"),
+        ("WARC-Date", "2014-11-24T08:13:54.070Z"),
+        ("WARC-Target-URI", "http://www.bl.uk/"),
+        ("WARC-Refers-To", "<urn:uuid:8897520c-76a7-4f2f-bfbd-ab1750bac5ea>"),
+        ("WARC-Refers-To-Date", "2013-07-29T09:00:43Z"),
+        ("WARC-Profile", "http://netpreserve.org/warc/1.1/revisit/server-not-modified"),
+        ("WARC-Payload-Digest", "sha1:USUDYFY6UJJK63UC7CCM7G37JIIFIAW2"),
+        ("Content-Length", "0"),
+    ]
+
+
+def test_server_not_modified_without_original_has_no_payload_digest(tmp_path: Path) -> None:
+    log = tmp_path / "crawl.log"
+    log.write_text(BL_304 + "\n")
+    stats = crawllog_to_warc([log], tmp_path / "out", version="1.0")
+    assert (stats.revisits, stats.originals_not_found, stats.no_digest) == (1, 1, 0)
+    assert_valid(stats.files[0])
+    assert _revisit_headers(stats.files[0]) == [
+        ("WARC-Type", "revisit"),
+        ("WARC-Date", "2014-11-24T08:13:54Z"),  # WARC/1.0: whole seconds
+        ("WARC-Target-URI", "http://www.bl.uk/"),
+        ("WARC-Profile", "http://netpreserve.org/warc/1.0/revisit/server-not-modified"),
+        ("Content-Length", "0"),
+    ]
+
+
+def test_server_not_modified_original_is_the_latest_capture_before_the_fetch(tmp_path: Path) -> None:
+    """Found by URI whatever its digest: the latest capture at or before the fetch, not
+    a later one, and not another URL's capture of the empty payload."""
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"
+    (tmp_path / "orig").mkdir()
+    with WarcWriter(tmp_path / "orig", prefix="ORIG") as w:
+        w.response("http://example.com/p", head, b"version 1", date="2021-01-01T00:00:00Z")
+        v2 = w.response("http://example.com/p", head, b"version 2", date="2021-01-02T00:00:00.5Z")
+        w.response("http://example.com/p", head, b"version 3", date="2021-01-04T00:00:00Z")
+        w.response("http://example.com/empty", head, b"", date="2021-01-02T00:00:00Z")
+    log = tmp_path / "crawl.log"
+    log.write_text(_line("http://example.com/p", EMPTY_SHA1, "20210103000000007",
+                         "duplicate:server-not-modified", 304) + "\n")
+    stats = crawllog_to_warc([log], tmp_path / "out", originals=[v2.path])
+    r = next(r for r in warckit.open(stats.files[0]) if r.type == "revisit")
+    assert (r.refers_to, r.refers_to_date, str(r.payload_digest), r.date_string) == (
+        v2.record_id, "2021-01-02T00:00:00.5Z", v2.payload_digest, "2021-01-03T00:00:00.007Z")
+
+
+def test_warc_date_keeps_the_logs_milliseconds() -> None:
+    from warckit.convert.crawllog import parse_line
+    from warckit.convert.crawllog2warc import warc_date
+
+    entry = parse_line(BL_304)
+    assert warc_date(entry.capture_time, "1.1") == "2014-11-24T08:13:54.070Z"
+    assert warc_date(entry.capture_time, "1.0") == "2014-11-24T08:13:54Z"

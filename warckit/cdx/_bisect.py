@@ -7,9 +7,10 @@ line, and compares the next whole line with the target. Only O(log size) lines a
 from __future__ import annotations
 
 import os
+from itertools import pairwise
 from typing import IO
 
-__all__ = ["bisect_left_line", "previous_line_start"]
+__all__ = ["bisect_left_line", "ended", "first_disorder", "line_number", "previous_line_start"]
 
 
 def _file_size(fh: IO[bytes]) -> int:
@@ -27,18 +28,27 @@ def _line_after(fh: IO[bytes], pos: int) -> tuple[int, bytes]:
     return start, fh.readline()
 
 
-def bisect_left_line(fh: IO[bytes], target: bytes) -> int:
+def bisect_left_line(fh: IO[bytes], target: bytes,
+                     seen: list[tuple[int, bytes]] | None = None) -> int:
     """Offset of the first line that is ``>= target`` (file size if none).
 
     Args:
         fh: A seekable binary file of lines sorted bytewise.
         target: Bytes to compare whole lines against (a key prefix works: every line
             that starts with it compares ``>=``).
+        seen: Receives ``(start, line)`` of every line the search read, and of the
+            line after each, so that the caller can check they are in order
+            (:func:`first_disorder`).
     """
     lo, hi = 0, _file_size(fh)
     while lo < hi:
         mid = (lo + hi) // 2
-        _, line = _line_after(fh, mid)
+        start, line = _line_after(fh, mid)
+        if seen is not None and line:
+            seen.append((start, line))
+            after = fh.readline()  # usually in the same buffer: a second look for free
+            if after:
+                seen.append((start + len(line), after))
         if not line or line >= target:
             hi = mid
         else:
@@ -63,3 +73,31 @@ def previous_line_start(fh: IO[bytes], pos: int) -> int:
         if begin == 0:
             return 0
         step *= 2
+
+
+def first_disorder(seen: list[tuple[int, bytes]]) -> tuple[int, bytes, bytes] | None:
+    """The first of the lines *seen* (``(start, line)``, any order) that sorts before a
+    line above it in the file: ``(start, line, the line above)``; ``None`` if in order."""
+    ordered = sorted({(start, line) for start, line in seen if not line.isspace()})
+    for (_, before), (start, line) in pairwise(ordered):
+        if ended(line) < ended(before):
+            return start, line, before
+    return None
+
+
+def ended(line: bytes) -> bytes:
+    """*line* with its newline (the last line of a file may lack one)."""
+    return line if line[-1:] == b"\n" else line + b"\n"
+
+
+def line_number(fh: IO[bytes], offset: int) -> int:
+    """1-based number of the line starting at *offset* (reads the file up to it)."""
+    fh.seek(0)
+    count, left = 1, offset
+    while left > 0:
+        chunk = fh.read(min(left, 1 << 20))
+        if not chunk:
+            break
+        count += chunk.count(b"\n")
+        left -= len(chunk)
+    return count

@@ -5,12 +5,18 @@ Index lines carry either the WARC-Date as written (new-style CDX: ``2016-12-31T2
 (``20161231235960``). To compare them, both are reduced to a *digit key*: the digits of the
 timestamp, with missing month/day/time parts filled in. Digit keys of any precision compare
 correctly as strings, because every part has a fixed width and the fraction comes last.
+
+A WARC-Date with a UTC offset (``2020-01-01T00:30:00+01:00``; WARC requires ``Z``, but
+such files exist) is converted to UTC first, in every form: its digit key, its 14-digit
+CDX timestamp and its new-style field (:func:`utc_w3c`) all say ``2019-12-31T23:30:00``,
+the time :attr:`warckit.WarcRecord.date` gives.
 """
 
 from __future__ import annotations
 
 import calendar
 import re
+from datetime import datetime, timedelta
 
 __all__ = [
     "digits_of",
@@ -20,6 +26,7 @@ __all__ = [
     "to_14_digits",
     "to_w3c",
     "upper_bound",
+    "utc_w3c",
 ]
 
 #: Fill for missing parts of a lower bound / a record timestamp: month 01, day 01, 00:00:00.
@@ -31,7 +38,7 @@ _HIGH_FRACTION = "999999999"
 
 _W3C_RE = re.compile(
     r"^(\d{4})(?:-(\d\d)(?:-(\d\d)(?:T(\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,9}))?)?"
-    r"(?:Z|[+-]\d\d:\d\d)?)?)?)?$"
+    r"(Z|[+-]\d\d:?\d\d)?)?)?)?$"
 )
 _SEPARATORS = str.maketrans("", "", "-T:Z.")
 
@@ -60,14 +67,49 @@ def digits_of(timestamp: str) -> str:
         digits = text.translate(_SEPARATORS)
         if digits.isdigit():
             return digits
-    if _W3C_RE.match(text) is None:
+    match = _W3C_RE.match(text)
+    if match is None or not text.isascii():
         raise ValueError(f"not a timestamp: {timestamp!r}")
-    if text[-6:-5] in ("+", "-") and text[-3:-2] == ":":
-        text = text[:-6]
-    digits = text.translate(_SEPARATORS)
-    if not (digits.isdigit() and digits.isascii()):
-        raise ValueError(f"not a timestamp: {timestamp!r}")
-    return digits
+    year, month, day, hour, minute, second, fraction, zone = match.groups()
+    if zone is not None and zone != "Z":
+        year, month, day, hour, minute = _to_utc(year, month, day, hour, minute, zone, timestamp)
+    return "".join(p for p in (year, month, day, hour, minute, second, fraction) if p is not None)
+
+
+def _to_utc(year: str, month: str, day: str, hour: str, minute: str, zone: str,
+            timestamp: str) -> tuple[str, str, str, str, str]:
+    """Shift date, hour and minute by the UTC offset *zone* (``+01:00``, ``-0530``).
+
+    Offsets are whole minutes, so seconds (a leap second ``60`` too) and the fraction
+    stay as written.
+    """
+    sign = -1 if zone[0] == "-" else 1
+    zone_digits = zone[1:].replace(":", "")
+    offset = timedelta(hours=int(zone_digits[:2]), minutes=int(zone_digits[2:]))
+    try:
+        local = datetime(int(year), int(month), int(day), int(hour), int(minute))
+    except ValueError:
+        raise ValueError(f"not a timestamp: {timestamp!r}") from None
+    utc = local - sign * offset
+    return (f"{utc.year:04d}", f"{utc.month:02d}", f"{utc.day:02d}", f"{utc.hour:02d}",
+            f"{utc.minute:02d}")
+
+
+def utc_w3c(timestamp: str) -> str:
+    """*timestamp* in W3C form at UTC: as written unless it has a UTC offset, which is
+    applied (``2020-01-01T00:30:00+01:00`` → ``2019-12-31T23:30:00Z``).
+
+    Raises:
+        ValueError: Not a W3C or 14-digit timestamp.
+    """
+    digits = digits_of(timestamp)
+    text = timestamp.strip()
+    if text[-1:] == "Z" or "T" not in text:
+        return text
+    match = _W3C_RE.match(text)
+    if match is None or match.group(8) is None:
+        return text  # no zone: read as UTC already (webarchive-discovery quirk)
+    return to_w3c(digits)
 
 
 def record_key(timestamp: str) -> str:

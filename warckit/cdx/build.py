@@ -279,7 +279,8 @@ def write_index(
         jobs: Worker processes. With more than one, files are indexed at once and a
             large gzip-per-record file is cut at record boundaries into pieces indexed in
             parallel (see :mod:`warckit.pieces`); the output is the same.
-        header: Write the format's header / legend line first (none for CDXJ).
+        header: Write the format's header / legend line first (none for CDXJ); the
+            new-style header says ``sorted`` or ``unsorted``.
         max_memory: Memory budget of the sort.
         progress: Show a progress bar (default: when stderr is a terminal).
         on_warning: Receives recoveries in lenient mode (single-process runs only).
@@ -291,7 +292,7 @@ def write_index(
     opts = options or IndexOptions()
     names = [os.fspath(p) for p in paths]
     bar = _Progress(names, progress)
-    head = header_line(opts.format) if header else None
+    head = header_line(opts.format, is_sorted=sort) if header else None
     try:
         if sort:
             lines = _lines_in_order(names, opts, max(1, jobs), bar, on_warning, tmpdir)

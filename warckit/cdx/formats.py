@@ -5,9 +5,10 @@ search key and a timestamp separated by single spaces, so sorting, merging and q
 work the same on all of them. Each format has an entry class with ``parse(line)`` and
 ``format()``; ``format(parse(line)) == line`` for every line the class accepts.
 
-New-style CDX (``warckit index`` default), fields separated by single spaces::
+New-style CDX (``warckit index`` default), fields separated by single spaces; the header
+says whether the lines are sorted (``sorted`` / ``unsorted``)::
 
-    !warckit-cdx 1.0 urlkey timestamp url digest type filename offset json
+    !warckit-cdx 1.0 sorted urlkey timestamp url digest type filename offset json
     com,example,www,)/ 2026-11-30T09:00:00.123456Z https://www.example.com/ sha1:B2LT… response crawl.warc.gz 0 {"length":1043,…}
 
 No field contains a space: URLs and file names have controls, spaces and DEL
@@ -28,8 +29,10 @@ __all__ = [
     "CDX9_LEGEND",
     "CDX11_LEGEND",
     "FORMATS",
+    "NEW_STYLE_FIELDS",
     "NEW_STYLE_HEADER",
     "NEW_STYLE_MAGIC",
+    "NEW_STYLE_UNSORTED_HEADER",
     "NEW_STYLE_VERSION",
     "CdxEntry",
     "CdxjEntry",
@@ -38,6 +41,7 @@ __all__ = [
     "IndexEntry",
     "detect_format",
     "header_line",
+    "header_sorted",
     "parse_line",
 ]
 
@@ -47,10 +51,12 @@ FORMATS: tuple[FormatName, ...] = ("cdx", "cdxj", "cdx11", "cdx9")
 
 NEW_STYLE_MAGIC = "!warckit-cdx"
 NEW_STYLE_VERSION = "1.0"
-#: The header line of a new-style CDX file; ``!`` sorts before every key.
-NEW_STYLE_HEADER = (
-    f"{NEW_STYLE_MAGIC} {NEW_STYLE_VERSION} urlkey timestamp url digest type filename offset json"
-)
+#: The fields of a new-style CDX line, as its header names them.
+NEW_STYLE_FIELDS = "urlkey timestamp url digest type filename offset json"
+#: The header line of a sorted new-style CDX file; ``!`` sorts before every key.
+NEW_STYLE_HEADER = f"{NEW_STYLE_MAGIC} {NEW_STYLE_VERSION} sorted {NEW_STYLE_FIELDS}"
+#: The header line of an unsorted one (``warckit index`` without ``--sort``).
+NEW_STYLE_UNSORTED_HEADER = f"{NEW_STYLE_MAGIC} {NEW_STYLE_VERSION} unsorted {NEW_STYLE_FIELDS}"
 #: Legend of CDX-11 (IA / pywb / cdxj-indexer ``-11``); begins with the delimiter, a space.
 CDX11_LEGEND = " CDX N b a m s k r M S V g"
 #: Legend of CDX-9 (Wayback 1.x / cdxj-indexer ``-9``).
@@ -106,7 +112,8 @@ class CdxEntry:
 
     Attributes:
         urlkey: New-style SURT key (``com,example,www,)/path?query``).
-        timestamp: WARC-Date exactly as written (W3C-ISO8601 of any precision).
+        timestamp: WARC-Date as written (W3C-ISO8601 of any precision), converted to
+            UTC when it has an offset.
         url: Original URL (spaces and controls ``%XX``-escaped).
         digest: ``algorithm:value`` (payload digest, block digest for other types) or ``-``.
         type: Record type; ARC records are ``arc-response``, ``arc-resource``, ``arc-warcinfo``.
@@ -333,14 +340,34 @@ class ClassicCdxEntry:
 AnyEntry = CdxEntry | CdxjEntry | ClassicCdxEntry
 
 
-def header_line(fmt: FormatName) -> str | None:
-    """The first line a file of *fmt* starts with (``None`` for CDXJ, which has none)."""
+def header_line(fmt: FormatName, *, is_sorted: bool = True) -> str | None:
+    """The first line a file of *fmt* starts with (``None`` for CDXJ, which has none).
+
+    Only the new-style header says whether the file is sorted (*is_sorted*): the
+    CDX-11/9 legend is read field by field by other tools and CDXJ has no header line
+    (see ``docs/cdx.rst``).
+    """
     if fmt == "cdx":
-        return NEW_STYLE_HEADER
+        return NEW_STYLE_HEADER if is_sorted else NEW_STYLE_UNSORTED_HEADER
     if fmt == "cdx11":
         return CDX11_LEGEND
     if fmt == "cdx9":
         return CDX9_LEGEND
+    return None
+
+
+def header_sorted(first_line: str | bytes) -> bool | None:
+    """What a new-style header says about order: ``True`` sorted, ``False`` unsorted,
+    ``None`` when the line is no new-style header or one written before warckit
+    recorded the order (``!warckit-cdx 1.0 urlkey …``)."""
+    text = first_line.decode("utf-8", "replace") if isinstance(first_line, bytes) else first_line
+    parts = text.rstrip("\r\n").split(" ", 3)
+    if len(parts) < 3 or parts[0] != NEW_STYLE_MAGIC:
+        return None
+    if parts[2] == "sorted":
+        return True
+    if parts[2] == "unsorted":
+        return False
     return None
 
 

@@ -27,7 +27,7 @@ from ..digests import normalize_algorithm
 from ..errors import Issue, UsageError
 from ..records import WarcRecord
 from . import _keys
-from ._timestamps import digits_of, to_14_digits
+from ._timestamps import to_14_digits, utc_w3c
 from .formats import FORMATS, CdxEntry, FormatName, _dumps, header_line
 
 __all__ = [
@@ -507,10 +507,9 @@ def _ts14(cap: Capture) -> str:
 
 def _w3c(cap: Capture) -> str:
     try:
-        digits_of(cap.date)
+        return utc_w3c(cap.date)
     except ValueError:
         return "-"
-    return cap.date
 
 
 def _new_style_digest(cap: Capture) -> str:

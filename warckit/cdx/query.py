@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import IO, Any, Literal
 
-from ..errors import ParseError, UsageError
+from ..errors import ParseError, UnsortedIndexError, UsageError
 from . import _keys
-from ._bisect import bisect_left_line
+from ._bisect import bisect_left_line, ended, first_disorder, line_number, previous_line_start
 from ._timestamps import lower_bound, record_key, seconds_of, upper_bound
 from .formats import (
     AnyEntry,
@@ -40,6 +40,7 @@ from .formats import (
     ClassicCdxEntry,
     FormatName,
     detect_format,
+    header_sorted,
     parse_line,
 )
 from .sort import is_header
@@ -74,8 +75,10 @@ class Index:
             except ParseError as exc:
                 raise exc.located(source=self.path, offset=0) from None
         self.format: FormatName = format or "cdx"
+        #: What the header says about order (new-style CDX only): True, False or None.
+        self.declared_sorted = header_sorted(first)
         #: SURT style of the keys: new-style for warckit's CDX, IA style for the others.
-        self.key_style = "new-style" if format == "cdx" else "cdx"
+        self.key_style = "new-style" if self.format == "cdx" else "cdx"
 
     def key_of(self, url: str) -> str:
         """The key *url* has in this index."""
@@ -84,7 +87,12 @@ class Index:
         return _keys.cdx_key(url)
 
     def iter_prefix(self, prefix: bytes) -> Iterator[bytes]:
-        """Lines starting with *prefix*, in order (header lines skipped)."""
+        """Lines starting with *prefix*, in order (header lines skipped).
+
+        Raises:
+            UnsortedIndexError: The header says the file is unsorted, or a line the
+                search read is out of order (raised before or while yielding lines).
+        """
         if self.zipnum is not None:
             source: Iterable[bytes] = self.zipnum.iter_from(prefix)
             for line in source:
@@ -93,21 +101,96 @@ class Index:
                 if not is_header(line):
                     yield line
             return
+        if self.declared_sorted is False:
+            raise UnsortedIndexError(
+                self.path, 1, 0, "the header says the index is unsorted; " + _HOW_TO_SORT)
         with open(self.path, "rb") as fh:
-            yield from _scan_file(fh, prefix)
+            _check_small_file(fh, self.path)
+            yield from _scan_file(fh, prefix, self.path)
 
     def iter_all(self) -> Iterator[bytes]:
         """Every line in order (header lines skipped)."""
         return self.iter_prefix(b"")
 
 
-def _scan_file(fh: IO[bytes], prefix: bytes) -> Iterator[bytes]:
-    fh.seek(bisect_left_line(fh, prefix))
-    for line in fh:
+_HOW_TO_SORT = ("look-ups need a sorted index: sort it with `warckit merge --unsorted -o "
+                "SORTED INDEX` (or index with `warckit index --sort`)")
+
+
+def _disorder(fh: IO[bytes], path: str, start: int, line: bytes, before: bytes) -> UnsortedIndexError:
+    """The error for *line* (at *start*) found after *before*, which sorts higher."""
+    shown, above = (v[:80].rstrip(b"\r\n").decode("utf-8", "replace") for v in (line, before))
+    return UnsortedIndexError(
+        path, line_number(fh, start), start,
+        f"not sorted: {shown!r} comes after {above!r}; {_HOW_TO_SORT}")
+
+
+#: Plain index files up to this size are checked line by line before their first
+#: look-up in a process (about 3 ms per MiB); larger ones at every line a look-up reads.
+FULL_CHECK_BYTES = 8 << 20
+#: Files found in order, by (device, inode, size, mtime): each version is checked once.
+_CHECKED: dict[tuple[int, int, int, int], None] = {}
+_CHECKED_MAX = 1024
+
+
+def _check_small_file(fh: IO[bytes], path: str) -> None:
+    st = os.fstat(fh.fileno())
+    if st.st_size > FULL_CHECK_BYTES:
+        return
+    version = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    if version in _CHECKED:
+        return
+    fh.seek(0)
+    previous: bytes | None = None
+    pos = 0
+    for raw in fh:
+        line = ended(raw)
+        if previous is not None and line < previous and not line.isspace():
+            raise _disorder(fh, path, pos, line, previous)
+        if not line.isspace():  # a stray blank line (often the last) is no disorder
+            previous = line
+        pos += len(raw)
+    if len(_CHECKED) >= _CHECKED_MAX:
+        _CHECKED.clear()
+    _CHECKED[version] = None
+
+
+def _scan_file(fh: IO[bytes], prefix: bytes, path: str) -> Iterator[bytes]:
+    """The lines starting with *prefix*, checking the order of every line read.
+
+    A binary search over unsorted lines silently finds nothing, so the lines the
+    search probed, the line before the range and every line of the range must be in
+    order; disorder among them raises :class:`UnsortedIndexError`. (Disorder in parts
+    of a large file the search never reads cannot be seen without reading it all;
+    files up to :data:`FULL_CHECK_BYTES` are checked whole first.)
+    """
+    seen: list[tuple[int, bytes]] = []
+    start = bisect_left_line(fh, prefix, seen)
+    if start > 0:
+        before_start = previous_line_start(fh, start)
+        fh.seek(before_start)
+        seen.append((before_start, fh.readline()))
+    bad = first_disorder(seen)
+    if bad is not None:
+        raise _disorder(fh, path, *bad)
+    fh.seek(start)
+    pos = start
+    previous: bytes | None = None
+    for raw in fh:
+        here = pos
+        pos += len(raw)
+        line = ended(raw)
+        if line.isspace():
+            continue
+        if previous is not None and line < previous:
+            raise _disorder(fh, path, here, line, previous)
         if not line.startswith(prefix):
+            if line < prefix:  # past the range, yet lower than the key looked up
+                raise _disorder(fh, path, here, line, previous if previous is not None else prefix)
             return
+        previous = line
         if not is_header(line):
-            yield line
+            yield raw
 
 
 def open_index(path: str | os.PathLike[str] | Index) -> Index:

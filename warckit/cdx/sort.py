@@ -16,8 +16,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from typing import IO
 
-from ..errors import ParseError
-from .formats import FormatName, detect_format, header_line
+from ..errors import ParseError, UnsortedIndexError
+from .formats import FormatName, detect_format, header_line, header_sorted
 
 __all__ = [
     "DEFAULT_MAX_MEMORY",
@@ -142,6 +142,29 @@ def _body(fh: IO[bytes]) -> Iterator[bytes]:
         yield _normalize(line)
 
 
+_SORT_WHILE_MERGING = "merge it with --unsorted (sorted while merging, bounded memory)"
+
+
+def _sorted_body(fh: IO[bytes], path: str) -> Iterator[bytes]:
+    """The lines of a sorted index, checking that each sorts at or after the one before."""
+    previous: bytes | None = None
+    number = offset = 0
+    for raw in fh:
+        number += 1
+        here = offset
+        offset += len(raw)
+        if is_header(raw) or raw.isspace():
+            continue
+        line = _normalize(raw)
+        if previous is not None and line < previous:
+            shown = line[:80].rstrip(b"\n").decode("utf-8", "replace")
+            above = previous[:80].rstrip(b"\n").decode("utf-8", "replace")
+            raise UnsortedIndexError(path, number, here, f"not sorted: {shown!r} comes after "
+                                     f"{above!r}; {_SORT_WHILE_MERGING}")
+        previous = line
+        yield line
+
+
 def _first_line(path: str | os.PathLike[str]) -> str:
     with open(path, "rb") as fh:
         return fh.readline().decode("utf-8", "replace")
@@ -161,6 +184,8 @@ def merge_sorted(
 
     Raises:
         ParseError: The files are of different formats.
+        UnsortedIndexError: A file's header says it is unsorted (nothing written), or
+            a line sorts before the one above it (*out* then holds a partial merge).
 
     Returns:
         The number of lines written, header excluded.
@@ -175,12 +200,16 @@ def merge_sorted(
             raise ParseError(f"cannot merge {fmt} and {this} indexes", source=os.fspath(path),
                              offset=0)
         fmt = this
+        if header_sorted(first) is False:
+            raise UnsortedIndexError(os.fspath(path), 1, 0, "the header says the index is "
+                                     f"unsorted; {_SORT_WHILE_MERGING}")
     header = header_line(fmt) if fmt is not None else None
     if header is not None:
         out.write(header.encode("utf-8") + b"\n")
     with ExitStack() as stack:
         files = [stack.enter_context(open(p, "rb", buffering=1 << 16)) for p in paths]
-        return write_lines(heapq.merge(*(_body(f) for f in files)), out, unique)
+        bodies = [_sorted_body(f, os.fspath(p)) for f, p in zip(files, paths)]
+        return write_lines(heapq.merge(*bodies), out, unique)
 
 
 def merge_files(
@@ -191,7 +220,11 @@ def merge_files(
     presorted: bool = True,
     max_memory: int = DEFAULT_MAX_MEMORY,
 ) -> int:
-    """Merge index files; with ``presorted=False`` the input is sorted first (external sort)."""
+    """Merge index files; with ``presorted=False`` the input is sorted first (external sort).
+
+    Raises:
+        UnsortedIndexError: ``presorted`` and an input is not sorted (see :func:`merge_sorted`).
+    """
     if presorted:
         return merge_sorted(paths, out, unique=unique)
     fmt: FormatName | None = None

@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NoReturn
 
-from ..errors import Issue, ParseError, UsageError
+from ..errors import Issue, ParseError, UnsortedIndexError, UsageError
 from ..records import RECORD_TYPES
 
 __all__ = [
@@ -112,6 +112,9 @@ def error_line(command: str, exc: BaseException) -> str:
             text += f" (near {exc.snippet[:40]!r})"
         if where:
             text = f"{', '.join(where)}: {text}"
+    elif isinstance(exc, UnsortedIndexError):
+        text = (f"{display_name(exc.source)}, offset {exc.offset}: line {exc.line}: "
+                f"{exc.reason}")
     elif isinstance(exc, OSError) and exc.strerror:
         text = exc.strerror
         if exc.filename is not None:

@@ -23,15 +23,22 @@ def add_parser(subparsers: Any) -> None:
         help="index WARC/ARC files (new-style CDX, CDXJ, CDX-11, CDX-9)",
         description=(
             "Index WARC/ARC files. Default output: the new-style CDX (SURT key, W3C "
-            "timestamp, URL, digest, type, file, offset, JSON), unsorted unless --sort."
+            "timestamp, URL, digest, type, file, offset, JSON), unsorted unless --sort "
+            "(the new-style header says which; 'warckit query' and 'warckit merge' refuse "
+            "an unsorted index). Keys: new-style SURTs (com,example,)/ — 'warckit surt "
+            "--style new-style'); with -f cdxj, cdx11 or cdx9 cdx-style SURTs "
+            "(com,example)/ — 'warckit surt', its default)."
         ),
     )
     p.add_argument("files", nargs="+", metavar="FILE",
                    help="WARC or ARC files (any compression); '-' reads standard input, a "
                    "directory the WARC/ARC files under it")
     p.add_argument("-f", "--format", choices=FORMATS, default="cdx",
-                   help="cdx (new-style, default), cdxj (pywb), cdx11, cdx9")
-    p.add_argument("-s", "--sort", action="store_true", help="sort bytewise (bounded memory)")
+                   help="cdx (new-style, default; keys com,example,)/ as 'warckit surt "
+                   "--style new-style'), cdxj (pywb), cdx11, cdx9 (keys com,example)/ as "
+                   "'warckit surt', whose default style is cdx)")
+    p.add_argument("-s", "--sort", action="store_true",
+                   help="sort bytewise (bounded memory); needed by 'warckit query'")
     add_output(p, "the index file")
     p.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
                    help="worker processes: files are indexed at once, and a large "

@@ -16,7 +16,9 @@ def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "merge",
         help="merge sorted CDX/CDXJ indexes",
-        description="Merge sorted indexes of one format; the output keeps one header line.",
+        description="Merge sorted indexes of one format; the output keeps one header line. "
+        "An input that is not sorted (its header says unsorted, or a line sorts before the "
+        "one above it) is refused with exit status 1 unless --unsorted is given.",
     )
     p.add_argument("indexes", nargs="+", metavar="INDEX",
                    help="sorted index files ('-': one from standard input)")

@@ -24,8 +24,10 @@ def add_parser(subparsers: Any) -> None:
         help="look a URL up in sorted indexes",
         description=(
             "Look URL up in sorted index files (new-style CDX, CDXJ, CDX-11/9, or a ZipNum "
-            ".idx). Timestamps: 14-digit of any length (2014, 20140103) or W3C. "
-            "Nothing found: no output and exit status 1 (as grep)."
+            ".idx). Timestamps: 14-digit of any length (2014, 20140103) or W3C. An index "
+            "that is not sorted is refused (exit status 1): sort it with "
+            "'warckit merge --unsorted -o SORTED INDEX'. Nothing found: no output and exit "
+            "status 1 (as grep)."
         ),
     )
     p.add_argument("args", nargs="+", metavar="INDEX... URL",

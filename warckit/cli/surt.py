@@ -21,12 +21,22 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "surt",
         help="print the SURT key of URLs",
-        description="Print one SURT key per URL (arguments, or lines of standard input). "
-        "Styles: cdx (python-surt / pywb / OutbackCDX keys, default), new-style "
-        "(com,example,www,)/path), heritrix (http://(com,example,www,)/path).",
+        description=(
+            "Print one SURT key per URL (arguments, or lines of standard input).\n"
+            "Styles: cdx (python-surt / pywb / OutbackCDX keys, default),\n"
+            "new-style (com,example,www,)/path), heritrix (http://(com,example,www,)/path).\n"
+            "\n"
+            "NOTE: the default style is not the key of the default 'warckit index' output:\n"
+            "  warckit index            new-style CDX  com,example,)/  = warckit surt --style new-style\n"
+            "  warckit index -f cdxj    CDXJ           com,example)/   = warckit surt\n"
+            "  (-f cdx11 and -f cdx9 are keyed like CDXJ)"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("urls", nargs="*", metavar="URL", help="URLs (default: read lines from stdin)")
-    p.add_argument("--style", choices=STYLES, default="cdx", help="SURT style (default: cdx)")
+    p.add_argument("--style", choices=STYLES, default="cdx",
+                   help="SURT style (default: cdx, as in CDXJ/CDX-11 indexes; "
+                   "'warckit index' default new-style CDX uses --style new-style)")
     p.add_argument(
         "--strip-www",
         action="store_true",

@@ -9,11 +9,19 @@ captures. :func:`crawllog_to_warc` writes one ``revisit`` record per duplicate-m
 line:
 
 * profile ``identical-payload-digest`` (``server-not-modified`` for the 304 markers);
-* WARC-Date = the log's fetch timestamp, WARC-Payload-Digest = the log's digest;
-* WARC-Refers-To / -Target-URI / -Date from the original capture, found in the given
-  WARC/ARC files, CDX indexes or crawl.logs (a :class:`~warckit.dedup.DedupIndex`):
+* WARC-Date = the log's fetch timestamp at the log's millisecond precision
+  (``2024-05-02T10:00:04.070Z``; whole seconds in WARC/1.0);
+* identical-payload-digest: WARC-Payload-Digest = the log's digest; WARC-Refers-To /
+  -Target-URI / -Date from the original capture, found in the given WARC/ARC files, CDX
+  indexes or crawl.logs (a :class:`~warckit.dedup.DedupIndex`):
   ``duplicate:"file.arc,offset"`` by location, otherwise same URL first, then the
   digest alone; left out (and counted) when no original is known;
+* server-not-modified: the log's digest is that of the empty 304 body, so it is never
+  written. The original is the latest capture of the same URL (then the same SURT key)
+  at or before the fetch, whatever its digest; the revisit carries *its* payload
+  digest, WARC-Refers-To-Date and WARC-Refers-To (WARC-Refers-To-Target-URI only when
+  it differs from the revisit's URL). With no original known the revisit has no
+  WARC-Payload-Digest at all, rather than claim a payload that was never archived;
 * written through the guided writer (rolling files, warcinfo naming the source logs).
 """
 
@@ -22,6 +30,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 
 from ..dedup import DedupIndex, Original, normalize_digest
 from ..errors import Issue
@@ -29,7 +38,7 @@ from ..guided import WarcWriter
 from ..rolling import DEFAULT_MAX_BYTES
 from .crawllog import SERVER_NOT_MODIFIED, CrawlLogEntry, read_crawl_log
 
-__all__ = ["CrawlLogStats", "crawllog_to_warc", "find_original"]
+__all__ = ["CrawlLogStats", "crawllog_to_warc", "find_original", "warc_date"]
 
 
 @dataclass
@@ -85,22 +94,38 @@ def find_original(entry: CrawlLogEntry, index: DedupIndex | None, *,
     then canonical) with the same digest; the digest alone (*uri_agnostic*); finally
     the original named in the extra-info JSON (DeDuplicator ``RevisitRefersToURI`` /
     ``RevisitRefersToDate``), which has no record ID.
+
+    A ``server-not-modified`` line's digest is that of the empty 304 body: its original
+    is the latest capture of the same URL (exact, then canonical) at or before the
+    fetch, whatever its digest, and is never matched by digest.
     """
     dup = entry.duplicate
     if dup is None:
         return None
+    not_modified = dup.profile == SERVER_NOT_MODIFIED
     found: Original | None = None
     if index is not None:
         if dup.arc_filename:
             found = index.lookup_location(dup.arc_filename, dup.arc_offset)
-        if found is None and entry.digest is not None:
+        if found is None and not_modified:
+            found = index.lookup_url(entry.url, before=entry.capture_time)
+        elif found is None and entry.digest is not None:
             found = index.lookup(entry.url, entry.digest, before=entry.capture_time,
                                  uri_agnostic=uri_agnostic or dup.kind == "uri-agnostic")
     if found is None and dup.refers_to_uri and dup.refers_to_date:
-        found = Original(url=dup.refers_to_uri, date=dup.refers_to_date,
-                         digest=normalize_digest(entry.digest) or "", source="crawllog",
-                         match="log")
+        digest = "" if not_modified else normalize_digest(entry.digest) or ""
+        found = Original(url=dup.refers_to_uri, date=dup.refers_to_date, digest=digest,
+                         source="crawllog", match="log")
     return found
+
+
+def warc_date(when: datetime, version: str) -> str:
+    """The WARC-Date of a crawl.log time: milliseconds as logged (WARC 1.1), or whole
+    seconds (WARC 1.0, whose dates have no fraction)."""
+    utc = when.astimezone(timezone.utc)
+    if version == "1.0":
+        return utc.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
 
 
 def crawllog_to_warc(
@@ -174,7 +199,9 @@ def crawllog_to_warc(
                     continue
                 stats.duplicates += 1
                 original = find_original(entry, index, uri_agnostic=uri_agnostic)
-                digest = normalize_digest(entry.digest) if entry.digest is not None else None
+                digest: str | None = None
+                if dup.profile != SERVER_NOT_MODIFIED and entry.digest is not None:
+                    digest = normalize_digest(entry.digest)
                 if digest is None and original is not None and original.digest:
                     digest = original.digest
                 if digest is None and dup.profile != SERVER_NOT_MODIFIED:
@@ -197,7 +224,7 @@ def crawllog_to_warc(
                     refers_to_target_uri=original.url if original is not None else None,
                     refers_to_date=original.date if original is not None else None,
                     payload_digest=digest,
-                    date=entry.capture_time,
+                    date=warc_date(entry.capture_time, version),
                 )
                 stats.revisits += 1
     finally:
