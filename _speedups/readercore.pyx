@@ -432,11 +432,11 @@ cdef class ReaderCore:
                 source=self.name,
                 snippet=buf[exc.position : exc.position + 40],
             ) from None
+        version_msg = None
         if not version_ok:
-            msg = f"bad WARC version line {buf[pos : pos + 40].splitlines()[0]!r}"
+            version_msg = f"bad WARC version line {buf[pos : pos + 40].splitlines()[0]!r}"
             if not lenient:
-                raise RecordParseError(msg, offset=offset, source=self.name)
-            (<object>self)._warn("bad-version", msg, offset)
+                raise RecordParseError(version_msg, offset=offset, source=self.name)
         p = PyBytes_AS_STRING(buf)
         raw_head = buf[pos:head_end]
         fields_end = head_end - 2 if p[head_end - 2] == 13 else head_end - 1
@@ -460,6 +460,8 @@ cdef class ReaderCore:
         record = cls._from_reader(
             version, headers, raw_head, offset, start, self.name, lenient, aligned, cl, self, self._gen
         )
+        if version_msg is not None:
+            (<object>self)._warn("bad-version", version_msg, offset, record)
         if warnings:
             for code, where in warnings:
                 (<object>self)._warn(code, f"record head: {code}", offset, record)

@@ -1,5 +1,10 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""Compiled twin of ``warckit._speedups._surt_py``: same names, signatures, results, errors.
+"""Compiled twin of ``warckit._speedups._surt_py``'s ``surt_key``: same signature, results, errors.
+
+Only ``surt_key`` is compiled (with the ``MAX_URL_LENGTH`` it enforces): that is all
+``warckit.url`` and ``warckit.cdx`` take from the selected twin; the canonicalization
+helpers (``attempt_ip``, ``sort_query``, ``strip_www_label``, ...) exist once, in the
+pure twin, because they run once per distinct host or only from ``canonicalize``.
 
 The common path (parse, path and query percent-normalization, dot segments, lower
 case, query sorting, assembly) runs over C buffers; the rare paths (IDN hosts,
@@ -14,44 +19,11 @@ from cpython.unicode cimport PyUnicode_DecodeASCII
 from libc.string cimport memchr, memcmp, memcpy
 
 from warckit.errors import UrlError
-from warckit._speedups._surt_py import (
-    MAX_URL_LENGTH,
-    NEEDS_HOST,
-    attempt_ip,
-    canonical_host,
-    encode_url,
-    escape_once,
-    google_host,
-    idna2003_host,
-    idna2008_host,
-    normalize_path,
-    reverse_host,
-    sort_query,
-    strip_path_session_id,
-    strip_query_session_id,
-    strip_www_label,
-    unescape_repeatedly,
-)
+from warckit._speedups import _surt_py as _py
+from warckit._speedups._surt_py import MAX_URL_LENGTH
 
-__all__ = [
-    "MAX_URL_LENGTH",
-    "NEEDS_HOST",
-    "attempt_ip",
-    "canonical_host",
-    "encode_url",
-    "escape_once",
-    "google_host",
-    "idna2003_host",
-    "idna2008_host",
-    "normalize_path",
-    "reverse_host",
-    "sort_query",
-    "strip_path_session_id",
-    "strip_query_session_id",
-    "strip_www_label",
-    "surt_key",
-    "unescape_repeatedly",
-]
+#: Exactly what this module compiles (the names it shares with the pure twin).
+__all__ = ["MAX_URL_LENGTH", "surt_key"]
 
 # one dict per flag combination: raw host -> reversed canonical host | UrlError
 cdef list _REVERSED = [{} for _ in range(16)]
@@ -295,8 +267,8 @@ cdef object _host_surt(bytes host, bint strip_www, bint reverse_ipaddr, bint idn
         cached = _plain_host_surt(host, strip_www)
         if cached is None:
             try:
-                canon = canonical_host(host, strip_www, idna2008, strict)
-                cached = reverse_host(canon, reverse_ipaddr) if canon else b""
+                canon = _py.canonical_host(host, strip_www, idna2008, strict)
+                cached = _py.reverse_host(canon, reverse_ipaddr) if canon else b""
             except UrlError as exc:
                 cached = exc
         if len(cache) >= _REVERSED_MAX:
@@ -568,7 +540,7 @@ def surt_key(url, trailing_comma=False, with_scheme=False, strip_www=True,
             path = tmp
         plen2 = _escape_lower(path, plen, out + k)
         if plen2 >= 5 and _contains(out + k, plen2, b".aspx", 5):
-            pathb = strip_path_session_id(PyBytes_FromStringAndSize(<const char*>(out + k), plen2))
+            pathb = _py.strip_path_session_id(PyBytes_FromStringAndSize(<const char*>(out + k), plen2))
             plen2 = PyBytes_GET_SIZE(pathb)
             memcpy(out + k, PyBytes_AS_STRING(pathb), plen2)
         if plen2 > 1 and out[k + plen2 - 1] == 47:
@@ -584,7 +556,7 @@ def surt_key(url, trailing_comma=False, with_scheme=False, strip_www=True,
             query = tmp
             if (_contains(tmp, qlen, b"ssi", 3) or _contains(tmp, qlen, b"sid=", 4)
                     or _contains(tmp, qlen, b"cfid=", 5)):
-                queryb = strip_query_session_id(PyBytes_FromStringAndSize(<const char*>tmp, qlen))
+                queryb = _py.strip_query_session_id(PyBytes_FromStringAndSize(<const char*>tmp, qlen))
                 qlen = PyBytes_GET_SIZE(queryb)
                 memcpy(tmp, PyBytes_AS_STRING(queryb), qlen)
             if qlen > 0:
@@ -596,7 +568,7 @@ def surt_key(url, trailing_comma=False, with_scheme=False, strip_www=True,
                 if qlen > 1 and memchr(tmp, 38, qlen) != NULL:
                     i = _sort_query(tmp, qlen, out + k)
                     if i < 0:
-                        queryb = sort_query(PyBytes_FromStringAndSize(<const char*>tmp, qlen))
+                        queryb = _py.sort_query(PyBytes_FromStringAndSize(<const char*>tmp, qlen))
                         memcpy(out + k, PyBytes_AS_STRING(queryb), qlen)
                     k += qlen
                 else:

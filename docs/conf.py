@@ -28,6 +28,7 @@ doctest_global_setup = f"""
 import os
 os.chdir({ROOT!r})
 from warckit.url import *
+from warckit.cdx import *
 from warckit.dedup import DedupIndex, DedupWriter
 from warckit.writer import RecordWriter
 """

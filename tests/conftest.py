@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from corpus_paths import CORPUS, DATA, ROOT, corpus_path
+from corpus_paths import CORPUS, DATA, ROOT, corpus_path, make_corpus
 
 __all__ = ["CORPUS", "DATA", "ROOT", "corpus_path"]
 
@@ -22,3 +23,14 @@ def corpus() -> Path:
 def data_dir() -> Path:
     """tests/data."""
     return DATA
+
+
+@pytest.fixture(scope="session")
+def bench_warc(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, float], Path]:
+    """``bench_warc(mix, megabytes)``: a generated gzip-per-record WARC, made once per session."""
+    out = tmp_path_factory.mktemp("bench")
+
+    def make(mix: str, megabytes: float) -> Path:
+        return make_corpus(out, mix, megabytes)
+
+    return make

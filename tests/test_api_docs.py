@@ -32,7 +32,11 @@ def _documented(tmp_path: Path) -> dict[str, Any]:
                             str(tmp_path / "doctrees"), "dummy", status=None, warning=warnings,
                             confoverrides={"root_doc": "api"}, freshenv=True)
     app.build()
-    assert warnings.getvalue() == ""
+    # A :ref: to a label on another page cannot resolve in this one-page build (the
+    # docs build checks those); any other warning is a fault of the API page.
+    problems = [line for line in warnings.getvalue().splitlines()
+                if "undefined label" not in line]
+    assert problems == []
     found: dict[str, Any] = {}
     for name in app.env.domains.python_domain.objects:
         module, _, attr = name.rpartition(".")

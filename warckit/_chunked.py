@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import io
+import re
 import zlib
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from .errors import ChunkedEncodingError, UsageError
 
-__all__ = ["ChunkedReader", "Dechunker", "DecodingReader", "Readable", "read_all"]
+__all__ = [
+    "BAD_CHUNKED", "NOT_CHUNKED", "ChunkedReader", "Dechunker", "DecodingReader", "Readable", "read_all",
+]
 
 _MAX_CHUNK_LINE = 4096
 
@@ -27,25 +31,63 @@ def read_all(stream: Readable, size: int = 1 << 16) -> bytes:
         parts.append(part)
 
 
+#: A chunk-size line as RFC 9112 §7.1 writes it: ``1*HEXDIG`` and an optional
+#: chunk-ext after ``;`` (BWS allowed before it), CR LF or a bare LF removed.
+_STRICT_SIZE = re.compile(rb"([0-9A-Fa-f]+)(?:[ \t]*;.*)?", re.DOTALL)
+#: What lenient mode also takes: whitespace around the digits.
+_LENIENT_SIZE = re.compile(rb"[ \t]*([0-9A-Fa-f]+)[ \t]*(?:;.*)?", re.DOTALL)
+#: Largest chunk size accepted (16 hex digits after leading zeros).
+_MAX_CHUNK_SIZE = (1 << 64) - 1
+
+#: Issue codes the chunked decoder reports (docs/conformance.rst#not-chunked).
+NOT_CHUNKED = "not-chunked"
+BAD_CHUNKED = "bad-chunked"
+
+IssueHandler = Callable[[str, str], None]
+
+
 class ChunkedReader(io.RawIOBase):
     """Remove chunked transfer-encoding from *raw* while reading.
 
+    Quirk: servers declare ``Transfer-Encoding: chunked`` over bodies that are not
+    chunked (pywb's ``iana.warc.gz``, warcio's and browsers' reading of them). The
+    line is drawn at the first line of the body: when it is not a chunk-size line
+    (hex digits, whitespace around them, an optional ``;`` chunk-ext), the body is
+    served as stored in both modes and ``not-chunked`` is reported. Once the first
+    chunk-size line parsed, the body is chunked: strict mode raises on any later
+    damage (a malformed size line, a missing CRLF after chunk data, an early end),
+    lenient mode serves the rest as stored (or stops at the early end) and reports
+    ``bad-chunked``.
+
     Args:
         raw: The chunked body.
-        lenient: On a malformed chunk header or early end, return the bytes read so
-            far as the rest of the body instead of raising (``on_error`` is told).
-        on_error: Called with a message when lenient mode recovers.
+        lenient: Recover from damage after the first chunk instead of raising.
+        on_issue: Called with ``(code, message)`` for each recovery.
+        source: Named by errors.
+        offset: Named by errors (the record's offset).
     """
 
-    def __init__(self, raw: Readable, *, lenient: bool = False, on_error: Any = None) -> None:
+    def __init__(
+        self,
+        raw: Readable,
+        *,
+        lenient: bool = False,
+        on_issue: IssueHandler | None = None,
+        source: str | None = None,
+        offset: int | None = None,
+    ) -> None:
         self._raw = raw
         self._buf = b""
         self._left = 0  # bytes left in the current chunk
+        self._started = False  # the first chunk-size line parsed
+        self._after_data = False  # a chunk's data was read; its CRLF comes next
         self._done = False
         self._passthrough = False
         self._lenient = lenient
-        self._on_error = on_error
-        self.consumed = 0  # chunked bytes consumed from raw
+        self._on_issue = on_issue
+        self._source = source
+        self._offset = offset
+        self.consumed = 0  # bytes of the stored body consumed (position of _buf[0])
 
     def readable(self) -> bool:
         return True
@@ -57,44 +99,110 @@ class ChunkedReader(io.RawIOBase):
         self._buf += data
         return True
 
-    def _fail(self, message: str) -> None:
-        if not self._lenient:
-            raise ChunkedEncodingError(message)
-        if self._on_error is not None:
-            self._on_error(message)
+    def _take(self, n: int) -> None:
+        self._buf = self._buf[n:]
+        self.consumed += n
+
+    def _report(self, code: str, message: str) -> None:
+        if self._on_issue is not None:
+            self._on_issue(code, message)
+
+    def _not_chunked(self, why: str) -> None:
+        self._report(NOT_CHUNKED, f"Transfer-Encoding is chunked but {why}; the body is served as stored")
         self._passthrough = True
 
-    def _next_chunk(self) -> None:
-        # Consume the CRLF after the previous chunk's data, then the size line.
+    def _fail(self, message: str, *, stop: bool = False) -> None:
+        """Damage after the first chunk: raise, or serve the rest as stored (*stop*: end here)."""
+        message = f"{message} at byte {self.consumed} of the body"
+        if not self._lenient:
+            raise ChunkedEncodingError(message, source=self._source, offset=self._offset)
+        if stop:
+            self._report(BAD_CHUNKED, f"{message}; the body ends there")
+            self._done = True
+        else:
+            self._report(BAD_CHUNKED, f"{message}; the rest is served as stored")
+            self._passthrough = True
+
+    def _line(self) -> bytes | None:
+        """The next line (without its line end) if complete; ``None`` at the end of input
+        or when it is too long. The line stays in the buffer."""
         while True:
             nl = self._buf.find(b"\n")
             if nl >= 0:
+                return self._buf[:nl]
+            if len(self._buf) > _MAX_CHUNK_LINE or not self._fill():
+                return None
+
+    def _next_chunk(self) -> None:
+        """Consume the line end after the previous chunk's data, then a chunk-size line."""
+        if self._after_data:
+            self._after_data = False
+            while len(self._buf) < 2 and self._fill():
+                pass
+            if self._buf.startswith(b"\r\n"):
+                self._take(2)
+            elif self._buf.startswith(b"\n"):
+                self._take(1)  # RFC 9112 §2.2: a bare LF may be taken as a line end
+            elif not self._buf:
+                self._fail("chunked body ends without the last chunk", stop=True)
+                return
+            elif self._buf == b"\r":
+                self._fail("chunked body ends inside the CRLF after chunk data", stop=True)
+                return
+            else:
+                self._fail("chunk data is not followed by CRLF")
+                return
+        blank = 0
+        while True:
+            line = self._line()
+            if line is None:
+                if not self._started:
+                    self._not_chunked(
+                        "the body is empty" if not self._buf else "its first line is not a chunk size"
+                    )
+                elif len(self._buf) > _MAX_CHUNK_LINE:
+                    self._fail("chunk-size line is too long")
+                elif not self._buf.strip():
+                    self._fail("chunked body ends without the last chunk", stop=True)
+                else:
+                    self._fail("chunked body ends inside a chunk-size line", stop=True)
+                return
+            text = line[:-1] if line.endswith(b"\r") else line
+            if text.strip(b" \t") or not self._started or not self._lenient:
                 break
-            if len(self._buf) > _MAX_CHUNK_LINE:
-                self._fail("chunk-size line is too long")
-                return
-            if not self._fill():
-                if self._buf.strip() == b"":
-                    self._fail("chunked body ends without the last chunk")
-                    self._done = not self._passthrough
-                    return
-                self._fail("chunked body ends inside a chunk-size line")
-                return
-        line = self._buf[:nl].strip()
-        if not line:  # the CRLF that ends the previous chunk's data
-            self._buf = self._buf[nl + 1 :]
-            return self._next_chunk()
-        size_text = line.split(b";", 1)[0].strip()
-        try:
-            size = int(size_text, 16)
-            if size < 0 or not size_text or len(size_text) > 16:
-                raise ValueError
-        except ValueError:
-            self._fail(f"bad chunk size {size_text[:20]!r}")
+            # Lenient: blank lines between chunks (bounded work: each is consumed).
+            self._take(len(line) + 1)
+            blank += 1
+        if blank:
+            self._report(BAD_CHUNKED, f"skipped {blank} blank line(s) before a chunk-size line")
+        m = _LENIENT_SIZE.fullmatch(text)
+        if m is None:
+            if not self._started:
+                self._not_chunked("its first line is not a chunk size")
+            else:
+                self._fail(f"bad chunk size {text[:20]!r}")
             return
-        self._buf = self._buf[nl + 1 :]
+        size = int(m.group(1), 16)
+        if size > _MAX_CHUNK_SIZE:
+            if not self._started:
+                self._not_chunked("its first line is not a chunk size")
+            else:
+                self._fail(f"chunk size {text[:20]!r} is too large")
+            return
+        if _STRICT_SIZE.fullmatch(text) is None:
+            if not self._lenient:
+                self._started = True
+                raise ChunkedEncodingError(
+                    f"bad chunk size {text[:20]!r} (whitespace around the digits) at byte "
+                    f"{self.consumed} of the body",
+                    source=self._source,
+                    offset=self._offset,
+                )
+            self._report(BAD_CHUNKED, f"chunk size {text[:20]!r} has whitespace around the digits")
+        self._started = True
+        self._take(len(line) + 1)
         if size == 0:
-            self._done = True  # trailers (if any) are ignored
+            self._done = True  # trailers (if any) are not part of the content
             return
         self._left = size
 
@@ -104,13 +212,14 @@ class ChunkedReader(io.RawIOBase):
         b[:n] = data
         return n
 
-    def read(self, size: int = -1) -> bytes:
+    def read(self, size: int | None = -1) -> bytes:
         if size is None or size < 0:
             return read_all(self)
         while True:
             if self._passthrough:
                 if self._buf:
-                    out, self._buf = self._buf[:size], self._buf[size:]
+                    out = self._buf[:size]
+                    self._take(len(out))
                     return out
                 return self._raw.read(size)
             if self._done:
@@ -119,18 +228,19 @@ class ChunkedReader(io.RawIOBase):
                 self._next_chunk()
                 continue
             if not self._buf and not self._fill(max(8192, min(size, self._left))):
-                self._fail("chunked body ends inside a chunk")
-                if self._passthrough:
-                    return b""
+                self._fail("chunked body ends inside a chunk", stop=True)
+                continue
             take = min(size, self._left, len(self._buf))
             out = self._buf[:take]
-            self._buf = self._buf[take:]
+            self._take(take)
             self._left -= take
+            if self._left == 0:
+                self._after_data = True
             if out:
                 return out
 
 
-def _decompressor(coding: str) -> Any:
+def _decompressor(coding: str, source: str | None, offset: int | None) -> Any:
     if coding in ("gzip", "x-gzip"):
         return zlib.decompressobj(47)  # gzip or zlib header, auto
     if coding == "deflate":
@@ -145,16 +255,24 @@ def _decompressor(coding: str) -> Any:
         import zstandard
 
         return zstandard.ZstdDecompressor().decompressobj()
-    raise UsageError(f"unsupported Content-Encoding {coding!r}")
+    # The record's content coding, not the caller, is what cannot be decoded.
+    raise ChunkedEncodingError(f"unsupported Content-Encoding {coding!r}", source=source, offset=offset)
 
 
 class DecodingReader(io.RawIOBase):
-    """Remove one content-encoding (gzip, deflate, br, zstd) while reading."""
+    """Remove one content-encoding (gzip, deflate, br, zstd) while reading.
 
-    def __init__(self, raw: Readable, coding: str) -> None:
+    *source* and *offset* (the record's) are named by errors.
+    """
+
+    def __init__(
+        self, raw: Readable, coding: str, *, source: str | None = None, offset: int | None = None
+    ) -> None:
+        self._source = source
+        self._offset = offset
         self._raw = raw
         self._coding = coding
-        self._d = _decompressor(coding)
+        self._d = _decompressor(coding, source, offset)
         self._buf = b""
         self._eof = False
         self._raw_deflate_tried = False
@@ -189,7 +307,9 @@ class DecodingReader(io.RawIOBase):
             try:
                 self._buf = self._decompress(data)
             except Exception as exc:  # each codec raises its own type
-                raise ChunkedEncodingError(f"cannot decode {self._coding} content: {exc}") from None
+                raise ChunkedEncodingError(
+                    f"cannot decode {self._coding} content: {exc}", source=self._source, offset=self._offset
+                ) from None
         out, self._buf = self._buf[:size], self._buf[size:]
         return out
 
@@ -239,12 +359,11 @@ class Dechunker:
                         self.failed = True
                     self.state = 0
                 elif st == 0:
-                    size_text = text.split(b";", 1)[0].strip()
-                    try:
-                        self.left = int(size_text, 16)
-                    except ValueError:
+                    m = _LENIENT_SIZE.fullmatch(text)
+                    if m is None:  # (int() would take 0x3, 1_0, +3)
                         self.failed = True
                         return
+                    self.left = int(m.group(1), 16)
                     self.state = 1 if self.left else 3
                 elif not text:
                     self.state = 4

@@ -15,7 +15,9 @@ What is checked (each finding is an :class:`~warckit.errors.Issue` with a stable
   ``bad-digest-value``; for HTTP payloads the report says which convention matched
   (``warc1.1`` = entity after removing chunked coding, ``legacy`` = bytes as stored);
 * layout: ``multi-record-member`` (a gzip member holding more than one record),
-  ``warcinfo-not-first``, ``duplicate-record-id``;
+  ``warcinfo-not-first``, ``duplicate-record-id``, ``empty-file`` (an error: a failed write);
+* a file cut inside its last record is one finding (``truncated-member``, ``truncated-block``
+  or ``truncated-head``), not also the trailer, layout and digest findings the cut causes;
 * references to records not in the file (``dangling-reference``, a warning):
   WARC-Concurrent-To, WARC-Refers-To, WARC-Warcinfo-ID, WARC-Segment-Origin-ID.
 """
@@ -39,6 +41,13 @@ __all__ = ["FRAMING_ERRORS", "FileReport", "RecordReport", "check_file", "check_
 FRAMING_ERRORS = frozenset({
     "bad-version", "bad-content-length", "truncated-block", "short-trailer", "missing-trailer",
     "skipped-garbage", "trailing-garbage", "truncated-member", "truncated-head",
+})
+
+#: What a file cut inside its last record (or a damaged last gzip member) also causes
+#: in that record; folded into the one finding of the cut.
+_CUT_CONSEQUENCES = frozenset({
+    "truncated-block", "truncated-head", "short-trailer", "missing-trailer", "multi-record-member",
+    "block-digest-mismatch", "payload-digest-mismatch",
 })
 
 #: RecordReport.payload_digest for each convention a payload digest matched.
@@ -147,9 +156,6 @@ def _check_record(rec: Any, report: FileReport, add: Callable[..., None]) -> Rec
             add("payload-digest-mismatch", "error",
                 f"WARC-Payload-Digest {payload.declared} matches neither the de-chunked entity nor the "
                 f"payload as stored{why}", rec.offset, "WARC-Payload-Digest")
-    for issue in rec.issues:
-        if issue.code == "bad-http-head":  # found while the digests were checked
-            add(issue.code, "warning", issue.message, rec.offset)
     return rr
 
 
@@ -179,10 +185,12 @@ def check_file(path: str | os.PathLike[str], *, verify_digests: bool = True) -> 
     ids: dict[str, int] = {}
     refs: list[tuple[str, str, int]] = []
     first = True
+    last: tuple[int, int] | None = None  # (offset, index of its first finding) of the last record
     try:
         with open_archive(name, lenient=True, on_warning=on_warning) as reader:
             report.compression = reader.compression
             for rec in reader:
+                last = (rec.offset, len(report.issues))
                 report.format = rec.format
                 if rec.format != "warc":
                     continue
@@ -227,6 +235,7 @@ def check_file(path: str | os.PathLike[str], *, verify_digests: bool = True) -> 
     except ParseError as exc:
         add("parse-error", "error", exc.message if hasattr(exc, "message") else str(exc),
             exc.offset)
+    _fold_cut(report, last)
     if report.format == "warc":
         # Quirk: ClueWeb09 writes WARC-Warcinfo-ID without angle brackets; compare bare.
         known = {i.strip("<>") for i in ids}
@@ -235,8 +244,40 @@ def check_file(path: str | os.PathLike[str], *, verify_digests: bool = True) -> 
                 add("dangling-reference", "warning",
                     f"{fname} {value} names no record in this file", offset, fname)
     elif report.format is None and not report.issues:
-        add("empty-file", "warning", "the file holds no records")
+        # A WARC file holds at least one record: an empty one is a failed write.
+        add("empty-file", "error", "the file holds no records")
     return report
+
+
+def _fold_cut(report: FileReport, last: tuple[int, int] | None) -> None:
+    """A file cut inside its last record is one error, not also the trailer, layout and
+    digest findings the cut causes in that record.
+
+    The cut is the ``truncated-member`` finding of a gzip file (its message gains what
+    the cut left of the record), else the ``truncated-block`` or ``truncated-head`` one.
+    """
+    start = last[1] if last is not None else 0
+    tail = report.issues[start:]
+    member = next((i for i in tail if i.code == "truncated-member"), None)
+    cut = member or next((i for i in tail if i.code in ("truncated-block", "truncated-head")), None)
+    if cut is None:
+        return
+    if last is not None and any(i.code == "truncated-block" and i.offset == last[0] for i in tail):
+        at = {last[0], cut.offset}  # the last record itself is cut
+    elif last is not None and cut.offset == last[0]:
+        at = {last[0]}  # its gzip member is (the block is whole, its trailer is not)
+    else:
+        at = {cut.offset}  # the cut is in the head of a record after the last one
+    folded = [i for i in tail if i is not cut and i.code in _CUT_CONSEQUENCES and i.offset in at]
+    if not folded:
+        return
+    details = [i.message for i in folded if i.code in ("truncated-block", "truncated-head")]
+    if details and cut is member:
+        cut = Issue(cut.code, f"{cut.message}: {'; '.join(details)}", cut.severity, cut.offset, cut.source,
+                    cut.field)
+    kept = [cut if i.code == cut.code and i.offset == cut.offset else i
+            for i in tail if not any(i is f for f in folded)]
+    report.issues[start:] = kept
 
 
 def iter_check_files(paths: Iterable[str | os.PathLike[str]], *, verify_digests: bool = True,

@@ -167,7 +167,17 @@ class DigestMismatchError(WarckitError):
 
 
 class StaleRecordError(WarckitError, RuntimeError):
-    """A record body was touched after the reader had moved past it."""
+    """A record body was touched after the reader had moved past it.
+
+    Attributes:
+        source: Name of the file or stream of the record.
+        offset: Offset of the record.
+    """
+
+    def __init__(self, message: str, *, source: str | None = None, offset: int | None = None) -> None:
+        self.source = source
+        self.offset = offset
+        super().__init__(message)
 
 
 class UsageError(WarckitError, ValueError):

@@ -101,6 +101,7 @@ class ArchiveReader(_ReaderCore):
             self._f = source
             self._own = False
             self.name = name or str(getattr(source, "name", "<stream>"))
+        self._private = False  # read_record_at's reader of one record: record.close() closes it
         self.lenient = lenient
         self.on_warning = on_warning
         self._types = frozenset(t.lower() for t in types) if types is not None else None
@@ -241,6 +242,9 @@ class ArchiveReader(_ReaderCore):
         buf, pos = self._buf, self._pos
         if buf.startswith(b"\r\n\r\n", pos):
             self._pos = pos + 4
+            return
+        if self._eof and pos == len(buf) and any(i.code == "truncated-block" for i in record.issues):
+            record.trailer = b""  # the file ends inside the block: that one finding says it
             return
         where = self._base + pos
         # Quirk: Heritrix and others end some records (often zero-length revisits)
@@ -535,7 +539,7 @@ class ArchiveReader(_ReaderCore):
                 cand = buf[nl + 1 : nxt].rstrip(b"\r")
                 f = _arc_fields(cand, self._arc_legend)
                 if f is not None and f["length"].lstrip("-").isdigit() and len(f["date"]) >= 12:
-                    return nl + 1 - self._pos
+                    return nl - self._pos  # the newline ends the record, not its block
                 nl = nxt
             i = max(self._pos, len(buf) - MAX_ARC_LINE)
             before = self._pos
@@ -607,28 +611,47 @@ def read_record_at(
 ) -> WarcRecord:
     """Read the record that starts at file *offset* without scanning what precedes it.
 
-    The returned record keeps its file open until it is garbage-collected; its body
-    streams as usual. The keyword arguments are those of :class:`ArchiveReader`
-    (*types*, *min_size* and *max_size* skip to the first selected record at or after
-    *offset*).
+    The returned record keeps its file open while its body streams; close it with
+    ``record.close()`` or use it as a context manager::
+
+        with warckit.read_record_at(path, offset) as record:
+            data = record.content_stream().read()
+
+    The keyword arguments are those of :class:`ArchiveReader` (*types*, *min_size* and
+    *max_size* skip to the first selected record at or after *offset*).
 
     Raises:
-        ParseError: there is no record at *offset*.
+        ParseError: there is no record at *offset*, or it is damaged (the error names
+            the file and the offset).
     """
+    name = name or os.fspath(path)
     options: dict[str, Any] = {
         "lenient": lenient, "on_warning": on_warning, "max_header_size": max_header_size,
-        "name": name, "compression": compression, "types": types, "min_size": min_size,
+        "compression": compression, "types": types, "min_size": min_size,
         "max_size": max_size, "readahead": readahead,
     }
-    reader = ArchiveReader(path, offset=offset, _chunk=1 << 15, **options)
+    f = open(path, "rb")  # noqa: SIM115 - the reader owns it from here
+    try:
+        # Random access: read (and, for gzip, buffer) little past the record.
+        reader = ArchiveReader(f, offset=offset, name=name, _chunk=1 << 15, **options)
+    except BaseException as exc:
+        f.close()
+        if isinstance(exc, ParseError):
+            raise exc.located(source=name, offset=offset) from None
+        raise
+    reader._own = True  # close() closes the file
     try:
         record = next(reader)
     except StopIteration:
         reader.close()
         raise RecordParseError("no record at this offset", offset=offset, source=reader.name) from None
-    except ParseError:
+    except ParseError as exc:
+        reader.close()
+        raise exc.located(source=reader.name, offset=offset) from None
+    except BaseException:
         reader.close()
         raise
+    reader._private = True
     return record
 
 

@@ -16,7 +16,7 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 from ._dates import parse_arc_date, parse_warc_date
 from .digests import Digest
-from .errors import HeaderParseError, HttpParseError, Issue, StaleRecordError
+from .errors import HeaderParseError, HttpParseError, Issue, ParseError, StaleRecordError
 from .headers import Headers
 from .http import MAX_HTTP_HEAD, HttpHead, find_head_end, parse_http_head
 
@@ -67,15 +67,19 @@ class BlockStream(io.RawIOBase):
 
     def read(self, size: int | None = -1) -> bytes:
         rec = self._record
-        if size is None or size < 0:
-            parts: list[bytes] = []
-            while True:
-                part = rec._read_block_at(self._pos, 1 << 20)
-                if not part:
-                    return b"".join(parts)
-                self._pos += len(part)
-                parts.append(part)
-        data = rec._read_block_at(self._pos, size)
+        try:
+            if size is None or size < 0:
+                parts: list[bytes] = []
+                while True:
+                    part = rec._read_block_at(self._pos, 1 << 20)
+                    if not part:
+                        return b"".join(parts)
+                    self._pos += len(part)
+                    parts.append(part)
+            data = rec._read_block_at(self._pos, size)
+        except ParseError as exc:  # e.g. a damaged gzip member inside the block
+            exc.located(source=rec.source, offset=rec.offset)
+            raise
         self._pos += len(data)
         return data
 
@@ -372,7 +376,9 @@ class WarcRecord:
         raise StaleRecordError(
             f"record at offset {self.offset} of {self.source}: that part of the block was "
             "already consumed or the reader has moved on; call record.freeze() before "
-            "advancing, or read the body before the next record"
+            "advancing, or read the body before the next record",
+            source=self.source,
+            offset=self.offset,
         )
 
     def _retain_until(self, size: int) -> None:
@@ -384,7 +390,9 @@ class WarcRecord:
             if self._pulled != pos and not spooled:
                 raise StaleRecordError(
                     f"record at offset {self.offset} of {self.source}: the block was partly "
-                    "consumed already"
+                    "consumed already",
+                    source=self.source,
+                    offset=self.offset,
                 )
             data = self._read_block_at(pos, max(size - pos, 8192))
             if not data:
@@ -438,12 +446,31 @@ class WarcRecord:
         if self._pulled > len(self._retained) and self._spool is None:
             raise StaleRecordError(
                 f"record at offset {self.offset} of {self.source}: cannot freeze, the block "
-                "was partly consumed"
+                "was partly consumed",
+                source=self.source,
+                offset=self.offset,
             )
         self._spool_rest()
         if self._reader is not None and self._reader._is_current(self):
             self._reader._finish_current()
         return self
+
+    def close(self) -> None:
+        """Release what the record holds: its spooled block and, for a record from
+        :func:`~warckit.read_record_at`, the file (idempotent). The unread part of the
+        block is no longer readable afterwards."""
+        spool, self._spool = self._spool, None
+        if spool is not None:
+            spool.close()
+        reader = self._reader
+        if reader is not None and getattr(reader, "_private", False):
+            reader.close()
+
+    def __enter__(self) -> WarcRecord:  # noqa: PYI034 - subclasses keep the base type
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def raw_stream(self) -> BlockStream:
         """A stream over the whole block as stored (for a response: HTTP head and body)."""
@@ -501,7 +528,11 @@ class WarcRecord:
                 # A revisit may keep only part of a head, or the block is not HTTP.
                 if buf.startswith(b"HTTP/") and self._lenient:
                     end = len(buf[:limit])
+                    self._report("bad-http-head", "the HTTP head does not end within the block; "
+                                 "the block is taken as the head")
                 else:
+                    if self.type != "revisit":
+                        self._report("bad-http-head", "the HTTP head does not end within the block")
                     return None
             else:
                 raise HttpParseError(
@@ -511,16 +542,17 @@ class WarcRecord:
                     snippet=buf[:40],
                 )
         try:
-            self._http = parse_http_head(buf[:end], lenient=self._lenient)
+            self._http = parse_http_head(buf[:end])
         except HttpParseError as exc:
-            if self._lenient:
-                self.issues.append(
-                    Issue("bad-http-head", f"the HTTP head does not parse: {exc.message}", "warning",
-                          self.offset, self.source)
-                )
+            if not self._lenient:
+                exc.source, exc.offset = self.source, self.offset  # the record, not the head
+                raise exc from None
+            try:
+                self._http = parse_http_head(buf[:end], lenient=True)
+            except HttpParseError as exc2:
+                self._report("bad-http-head", f"the HTTP head does not parse: {exc2.message}")
                 return None
-            exc.source, exc.offset = self.source, self.offset  # the record, not the head
-            raise exc from None
+            self._report("bad-http-head", f"the HTTP head is malformed ({exc.message}); read leniently")
         return self._http
 
     @property
@@ -541,8 +573,19 @@ class WarcRecord:
     def content_stream(self, *, decode_content: bool = False) -> io.RawIOBase:
         """The payload with chunked transfer-encoding removed.
 
+        A body declared chunked whose first line is not a chunk size is served as
+        stored and reported as ``not-chunked`` (both modes); damage after a valid
+        first chunk raises in strict mode and is reported as ``bad-chunked`` in
+        lenient mode (see :ref:`chunked bodies that are not chunked <not-chunked>`).
+        Reports go to ``record.issues`` and the reader's ``on_warning``.
+
         Args:
             decode_content: Also remove Content-Encoding (gzip, deflate, br, zstd).
+
+        Raises:
+            ChunkedEncodingError: strict reading and the chunked coding breaks after its
+                first chunk, or the content coding cannot be decoded; like every
+                error raised while a body streams, it names the record's source and offset.
         """
         from ._chunked import ChunkedReader, DecodingReader
 
@@ -551,11 +594,26 @@ class WarcRecord:
         if h is None:
             return stream  # type: ignore[no-any-return]
         if h.chunked:
-            stream = ChunkedReader(stream, lenient=self._lenient)
+            stream = ChunkedReader(
+                stream, lenient=self._lenient, on_issue=self._report, source=self.source,
+                offset=self.offset,
+            )
         if decode_content:
             for coding in reversed(h.content_encodings()):
-                stream = DecodingReader(stream, coding)
+                stream = DecodingReader(stream, coding, source=self.source, offset=self.offset)
         return stream  # type: ignore[no-any-return]
+
+    def _report(self, code: str, message: str) -> None:
+        """Report a recovery on this record: to ``issues`` and through its reader's
+        ``on_warning`` (once, however often the body is read)."""
+        for known in self.issues:
+            if known.code == code and known.message == message:
+                return
+        reader = self._reader
+        if reader is not None:
+            reader._warn(code, message, self.offset, self)
+        else:
+            self.issues.append(Issue(code, message, "warning", self.offset, self.source))
 
     def write_to(self, out: IO[bytes]) -> int:
         """Write the record as stored (head, block, CRLFCRLF) to *out*; return bytes written.

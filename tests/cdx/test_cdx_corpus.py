@@ -8,6 +8,7 @@ LZ4 support.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -105,6 +106,64 @@ def test_indexes_in_every_format(name: str) -> None:
                 assert len(line.split(" ")) == 11, line
             elif fmt == "cdx9":
                 assert len(line.split(" ")) == 9, line
+
+
+#: Lines whose record warcio cannot read at the line's offset, or reads differently, and why.
+WARCIO_DIFFERS = {
+    ("warcio/example-wrong-chunks.warc.gz", 1130): "the record starts inside a gzip member (warcio starts "
+    "reading at the member, mid-record)",
+}
+
+
+def _warcio_record_at(path: Path, offset: int) -> tuple[str | None, str | None, int | None]:
+    """Target URI, date and record length of the record warcio reads at *offset*."""
+    from warcio.archiveiterator import ArchiveIterator
+
+    with open(path, "rb") as fh:
+        fh.seek(offset)
+        it = ArchiveIterator(fh, arc2warc=False)
+        rec = next(iter(it))
+        h = rec.rec_headers
+        if rec.format == "warc":
+            uri, date = h.get_header("WARC-Target-URI"), h.get_header("WARC-Date")
+        else:
+            uri, date = h.get_header("uri"), h.get_header("archive-date")
+        it.read_to_end(rec)
+        return uri, date, it.get_record_length()
+
+
+def _uri(value: str | None) -> str:
+    # warcio keeps folding whitespace and <> and turns spaces into %20
+    return (value or "-").replace("%20", " ").strip().strip("<>").strip()
+
+
+@pytest.mark.parametrize("name", ARCHIVES)
+def test_cdx11_lines_point_at_their_records(name: str) -> None:
+    """Each CDX-11 line's offset (V) is where warcio (an independent reader) finds a
+    record with the line's URL (a), date (b) and, for undamaged files, length (S)."""
+    pytest.importorskip("warcio.archiveiterator")
+    path = CORPUS / name
+    lines = [line.split(" ") for line in _run(path, "cdx11", lenient=name in DAMAGED)]
+    offsets = [int(f[9]) for f in lines]
+    assert offsets == sorted(offsets)
+    compared = 0
+    for fields in lines:
+        url, date, length, offset = fields[2], fields[1], fields[8], int(fields[9])
+        if offsets.count(offset) > 1 or (name, offset) in WARCIO_DIFFERS:
+            continue  # several records in one gzip member: the offset is the member's
+        try:
+            their_uri, their_date, their_length = _warcio_record_at(path, offset)
+        except Exception:  # noqa: BLE001 - warcio refuses some damaged heads
+            assert name in DAMAGED, (name, offset)
+            continue
+        assert _uri(their_uri) == _uri(url), (name, offset)
+        if date != "-":
+            assert date.startswith(re.sub(r"\D", "", their_date or "")[:14]), (name, offset)
+        if name not in DAMAGED and not url.startswith("filedesc:"):
+            # (warcio counts one more separator byte after an ARC version block)
+            assert length == str(their_length), (name, offset)
+        compared += 1
+    assert compared or not lines or name in DAMAGED or len(set(offsets)) == 1
 
 
 def test_record_counts_of_known_files() -> None:

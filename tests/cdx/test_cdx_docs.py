@@ -22,3 +22,4 @@ def test_cdx_rst_examples() -> None:
 def test_docstring_examples(name: str) -> None:
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
+    assert result.attempted > 0, f"{name} has no examples: nothing was tested"

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import random
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
+import child
 import pytest
 
 from warckit.cdx.formats import CDX11_LEGEND, NEW_STYLE_HEADER
@@ -87,7 +86,6 @@ def test_sort_file_in_place(tmp_path: Path) -> None:
 SCRIPT = textwrap.dedent(
     """
     import json, os, random, resource, sys, time
-    sys.path.insert(0, sys.argv[1])
     from warckit.cdx.sort import external_sort
 
     N = 5_000_000
@@ -122,11 +120,11 @@ SCRIPT = textwrap.dedent(
 def test_sort_5_million_lines_under_300_mb(tmp_path: Path) -> None:
     out = tmp_path / "sorted.txt"
     result = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(ROOT), str(out)],
+        [*child.python(SCRIPT), "-", str(out)],
         capture_output=True,
         text=True,
         check=True,
-        env={**os.environ, "PYTHONHASHSEED": "0"},
+        env=child.env(PYTHONHASHSEED="0"),
     )
     report = json.loads(result.stdout)
     assert report["count"] == 5_000_000

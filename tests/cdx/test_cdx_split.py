@@ -3,40 +3,32 @@
 from __future__ import annotations
 
 import io
-import subprocess
-import sys
+import itertools
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from corpus_paths import CORPUS
 
+from warckit import pieces as _split
 from warckit.cdx import IndexOptions, index_file, write_index
 from warckit.cdx import build as _build
-from warckit import pieces as _split
 from warckit.cdx.indexer import index_range
 from warckit.errors import WarckitError
 
-MAKE_CORPUS = Path("/work/shared/bench/make_corpus.py")
 READ_TYPES = frozenset({"response", "resource", "revisit", "metadata", "conversion", "request"})
 
 
 @pytest.fixture(scope="module")
-def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def generated(bench_warc: Callable[[str, float], Path]) -> Path:
     """A small generated gzip-per-record WARC (request, response, metadata per capture)."""
-    if not MAKE_CORPUS.exists():
-        pytest.skip("make_corpus.py not available")
-    base = tmp_path_factory.mktemp("split") / "small"
-    subprocess.run(
-        [sys.executable, str(MAKE_CORPUS), str(base), "2", "--mix", "cc", "--compress", "gzip"],
-        check=True, capture_output=True,
-    )
-    return base.with_suffix(".warc.gz")
+    return bench_warc("cc", 2)
 
 
 def _pieces(path: Path, options: IndexOptions, points: list[tuple[int, int]]) -> list[str]:
     lines: list[str] = []
     bounds = [(0, 0), *points, (None, None)]
-    for (read_from, start), (before, end) in zip(bounds, bounds[1:]):
+    for (read_from, start), (before, end) in itertools.pairwise(bounds):
         stopped: list[int] = []
         lines += index_range(path, options, start or 0, end, read_from=read_from, stopped_at=stopped)
         if end is not None:
@@ -92,15 +84,25 @@ def _multi_member_files() -> list[Path]:
 
 
 @pytest.mark.parametrize("path", _multi_member_files(), ids=lambda p: str(p.relative_to(CORPUS)))
-def test_corpus_file_split(path: Path) -> None:
-    """Every corpus file cut in up to four pieces indexes like the whole file."""
+def test_corpus_file_split(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every corpus file cut in up to four pieces indexes like the whole file; a damaged
+    one fails with the whole file's error, at its offset, with or without workers."""
+    monkeypatch.setattr(_split, "MIN_SPLIT_SIZE", 0)
     for fmt in ("cdx", "cdxj"):
         options = IndexOptions(format=fmt)  # type: ignore[arg-type]
+        points = _split.split_points(str(path), 4, READ_TYPES, options.skips_warc_fields, min_size=0)
         try:
             whole = list(index_file(path, options))
-        except WarckitError:
-            return  # damaged: not split (strict reading fails anyway)
-        points = _split.split_points(str(path), 4, READ_TYPES, options.skips_warc_fields, min_size=0)
+        except WarckitError as exc:
+            expected = (type(exc), exc.offset)
+            for jobs in (1, 4):
+                with pytest.raises(WarckitError) as got:
+                    _write(path, options, jobs)
+                assert (type(got.value), got.value.offset) == expected, jobs
+            with pytest.raises(WarckitError) as got:
+                _pieces(path, options, points)
+            assert (type(got.value), got.value.offset) == expected
+            continue
         assert _pieces(path, options, points) == whole
 
 

@@ -7,10 +7,10 @@ import hashlib
 import io
 import json
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
+import child
 import pytest
 from corpus_paths import CORPUS
 
@@ -181,7 +181,8 @@ def test_two_gigabyte_record_streams_in_constant_memory(tmp_path: Path) -> None:
                 print(total, rec.length - len(head), peak)
         """
     )
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=300)
+    out = subprocess.run(child.python(script), capture_output=True, text=True, check=True, timeout=300,
+                         env=child.env())
     total, length, maxrss_kb = map(int, out.stdout.split())
     assert total == 2 * 1024**3
     assert length == total + 4  # record length minus its head: block + CRLF CRLF
@@ -231,9 +232,8 @@ def test_cli_extract(capfdbinary: pytest.CaptureFixture[bytes]) -> None:
 
 def test_python_m_warckit_subprocess() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "warckit", "ls", str(CORPUS / "warcio/example.arc")],
-        capture_output=True, text=True, check=True,
-        cwd=Path(__file__).resolve().parents[2],
+        child.warckit_cli("ls", str(CORPUS / "warcio/example.arc")),
+        capture_output=True, text=True, check=True, env=child.env(),
     )
     assert out.stdout.splitlines()[1].startswith("151\t")
 

@@ -18,6 +18,11 @@ from warckit.errors import WarckitError
 
 COMPILED = _speedups.IMPLEMENTATION == "c"
 GZ_ARCHIVES = [n for n in ARCHIVES if n.endswith((".gz", ".arc", ".warc"))]
+#: In the pure run ``readahead=True`` reads in-thread: comparing it with in-thread
+#: reading would compare one code path with itself.
+compares_readahead = pytest.mark.skipif(
+    not COMPILED, reason="pure run: no read-ahead decoder to compare with in-thread reading"
+)
 
 
 def _records(path: Path, readahead: bool, lenient: bool = False) -> list[tuple[object, ...]]:
@@ -42,6 +47,7 @@ def _records(path: Path, readahead: bool, lenient: bool = False) -> list[tuple[o
     return out
 
 
+@compares_readahead
 @pytest.mark.parametrize("lenient", [False, True])
 def test_corpus_same_with_and_without_readahead(lenient: bool) -> None:
     if not CORPUS.is_dir():
@@ -71,18 +77,25 @@ def _offsets_and_lengths(path: Path, readahead: bool) -> list[tuple[int, int | N
         return [(o, r.length, hashlib.sha1(b).digest()) for o, r, b in got]
 
 
-def test_many_small_members_across_slots(tmp_path: Path) -> None:
-    """Thousands of members: slot ends fall inside heads and between members."""
-    members = [_member(os.urandom(i % 700) * 2) for i in range(3000)]
+def _many_members(tmp_path: Path) -> tuple[Path, list[tuple[int, int, bytes]]]:
+    """Thousands of small members, and each one's offset, length and block digest."""
+    bodies = [os.urandom(i % 700) * 2 for i in range(3000)]
+    members = [_member(b) for b in bodies]
     path = tmp_path / "many.warc.gz"
     path.write_bytes(b"".join(members))
     expect, at = [], 0
-    for m in members:
-        expect.append((at, len(m)))
+    for m, body in zip(members, bodies, strict=True):
+        expect.append((at, len(m), hashlib.sha1(body).digest()))
         at += len(m)
-    got = _offsets_and_lengths(path, True)
-    assert [(o, n) for o, n, _ in got] == expect
-    assert got == _offsets_and_lengths(path, False)
+    return path, expect
+
+
+@pytest.mark.parametrize("readahead", [False, pytest.param(True, marks=compares_readahead)])
+def test_many_small_members(tmp_path: Path, readahead: bool) -> None:
+    """Thousands of members: with read-ahead, slot ends fall inside heads and between members."""
+    path, expect = _many_members(tmp_path)
+    got = _offsets_and_lengths(path, readahead)
+    assert got == expect
 
 
 def test_large_block_streams_in_bounded_pieces(tmp_path: Path) -> None:
@@ -108,10 +121,24 @@ def test_large_block_streams_in_bounded_pieces(tmp_path: Path) -> None:
     ]
 
 
-def test_truncated_file_reports_the_same_error(tmp_path: Path) -> None:
+def _cut_file(tmp_path: Path) -> Path:
     data = b"".join(_member(b"x" * 5000) for _ in range(5))
     path = tmp_path / "cut.warc.gz"
     path.write_bytes(data[:-7])
+    return path
+
+
+def test_truncated_file_error(tmp_path: Path) -> None:
+    """The last member lost its gzip trailer: four records, then the error at the fifth."""
+    got = _records(_cut_file(tmp_path), False)
+    size = len(_member(b"x" * 5000))
+    assert [r[0] for r in got[:-1]] == [0, size, 2 * size, 3 * size, 4 * size]
+    assert got[-1] == ("error", "CompressionError", 4 * size)
+
+
+@compares_readahead
+def test_truncated_file_reports_the_same_error(tmp_path: Path) -> None:
+    path = _cut_file(tmp_path)
     assert _records(path, True) == _records(path, False)
     assert _records(path, True)[-1][0] == "error"
     assert _records(path, True, lenient=True) == _records(path, False, lenient=True)

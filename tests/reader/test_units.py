@@ -131,10 +131,13 @@ def test_chunked_decoding() -> None:
     body = b"4\r\nWiki\r\n5;ext=1\r\npedia\r\nE\r\n in\r\n\r\nchunks.\r\n0\r\nTrailer: x\r\n\r\n"
     assert ChunkedReader(io.BytesIO(body)).read() == b"Wikipedia in\r\n\r\nchunks."
     with pytest.raises(ChunkedEncodingError):
-        ChunkedReader(io.BytesIO(b"zz\r\nabc")).read()
-    errors: list[str] = []
-    got = ChunkedReader(io.BytesIO(b"3\r\nabc\r\nzz\r\nrest"), lenient=True, on_error=errors.append).read()
-    assert got == b"abczz\r\nrest" and errors
+        ChunkedReader(io.BytesIO(b"3\r\nabc\r\nzz\r\nrest")).read()
+    # A body whose first line is no chunk size is not chunked: served as stored.
+    assert ChunkedReader(io.BytesIO(b"zz\r\nabc")).read() == b"zz\r\nabc"
+    errors: list[tuple[str, str]] = []
+    got = ChunkedReader(io.BytesIO(b"3\r\nabc\r\nzz\r\nrest"), lenient=True, on_issue=lambda *a: errors.append(a)).read()
+    assert got == b"abczz\r\nrest"
+    assert errors == [("bad-chunked", "bad chunk size b'zz' at byte 8 of the body; the rest is served as stored")]
 
 
 def test_content_decoding() -> None:

@@ -8,21 +8,10 @@ from types import ModuleType
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from twins import impl_params, requires_compiled
 
-from warckit import _speedups
-
-
-def _impls() -> list[ModuleType]:
-    impls = [_speedups.pure("blockdeflate")]
-    try:
-        impls.append(_speedups.compiled("blockdeflate"))
-    except ImportError:
-        pass
-    return impls
-
-
-IMPLS = _impls()
-ids = [m.__name__.rsplit(".", 1)[-1] for m in IMPLS]
+IMPLS = impl_params("blockdeflate")
+TWINS = [p.values[0] for p in IMPLS]
 
 
 def _inflate(data: bytes) -> bytes:
@@ -32,14 +21,14 @@ def _inflate(data: bytes) -> bytes:
     return out
 
 
-@pytest.mark.parametrize("impl", IMPLS, ids=ids)
+@pytest.mark.parametrize("impl", IMPLS)
 @pytest.mark.parametrize("data", [b"", b"x", b"abc" * 1000, bytes(range(256)) * 40])
 def test_roundtrip_every_level(impl: ModuleType, data: bytes) -> None:
     for level in range(impl.MAX_LEVEL + 1):
         assert _inflate(impl.deflate(data, level)) == data
 
 
-@pytest.mark.parametrize("impl", IMPLS, ids=ids)
+@pytest.mark.parametrize("impl", IMPLS)
 def test_levels_out_of_range(impl: ModuleType) -> None:
     for level in (-1, 13):
         with pytest.raises(ValueError):
@@ -48,7 +37,7 @@ def test_levels_out_of_range(impl: ModuleType) -> None:
             impl.Worker().submit(b"x", level)
 
 
-@pytest.mark.parametrize("impl", IMPLS, ids=ids)
+@pytest.mark.parametrize("impl", IMPLS)
 def test_worker_jobs_in_any_order(impl: ModuleType) -> None:
     w = impl.Worker()
     blocks = [b"", b"a", b"hello world " * 5000, bytes(300_000), b"z" * 7]
@@ -64,7 +53,7 @@ def test_worker_jobs_in_any_order(impl: ModuleType) -> None:
     w.close()
 
 
-@pytest.mark.parametrize("impl", IMPLS, ids=ids)
+@pytest.mark.parametrize("impl", IMPLS)
 def test_dropped_jobs_and_worker(impl: ModuleType) -> None:
     w = impl.Worker()
     for _ in range(20):
@@ -74,10 +63,11 @@ def test_dropped_jobs_and_worker(impl: ModuleType) -> None:
     assert _inflate(job.result()[0]) == b"kept"
 
 
+@requires_compiled("blockdeflate")
 @settings(max_examples=200, deadline=None)
 @given(data=st.binary(max_size=5000), level=st.integers(0, 12), start=st.integers(0, 2**32 - 1))
 def test_parity(data: bytes, level: int, start: int) -> None:
-    for impl in IMPLS:
+    for impl in TWINS:
         assert _inflate(impl.deflate(data, level)) == data
         assert impl.crc32(data, start) == zlib.crc32(data, start)
         assert impl.crc32(data) == zlib.crc32(data)

@@ -7,6 +7,7 @@ import os
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from twins import impl_params, requires_compiled
 
 from warckit import _speedups
 
@@ -35,16 +36,11 @@ def test_no_extensions_forces_pure() -> None:
             assert _speedups.load(name).__name__.endswith("_py")
 
 
-def _impls(name: str) -> list:  # type: ignore[type-arg]
-    impls = [_speedups.pure(name)]
-    try:
-        impls.append(_speedups.compiled(name))
-    except ImportError:
-        pass
-    return impls
-
-
-HEADERS = _impls("headers")
+HEADER_PARAMS = impl_params("headers")
+#: (pure, compiled); the compiled one is None when it does not import, and then every
+#: test that compares the two is skipped with the reason (see tests/twins.py).
+HEADERS = [p.values[0] for p in HEADER_PARAMS]
+_headers_twins = requires_compiled("headers")
 
 
 def _run(impl, buf: bytes, lenient: bool):  # type: ignore[no-untyped-def]
@@ -54,7 +50,7 @@ def _run(impl, buf: bytes, lenient: bool):  # type: ignore[no-untyped-def]
         return ("err", str(exc), exc.position)
 
 
-@pytest.mark.parametrize("impl", HEADERS, ids=lambda m: m.__name__.rsplit(".", 1)[-1])
+@pytest.mark.parametrize("impl", HEADER_PARAMS)
 def test_parse_fields_examples(impl) -> None:  # type: ignore[no-untyped-def]
     buf = b"WARC-Type: response\r\nX:  folded\r\n\tmore \r\nEmpty:\r\n"
     fields, warnings = impl.parse_fields(buf, 0, len(buf), False)
@@ -75,6 +71,7 @@ _line = st.one_of(
 )
 
 
+@_headers_twins
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_line, max_size=8).map(b"".join), st.booleans())
 def test_implementations_agree(buf: bytes, lenient: bool) -> None:
@@ -91,7 +88,7 @@ def _run_head(impl, buf: bytes, lenient: bool):  # type: ignore[no-untyped-def]
         return ("err", str(exc), exc.position)
 
 
-@pytest.mark.parametrize("impl", HEADERS, ids=lambda m: m.__name__.rsplit(".", 1)[-1])
+@pytest.mark.parametrize("impl", HEADER_PARAMS)
 def test_parse_head_example(impl) -> None:  # type: ignore[no-untyped-def]
     buf = b"WARC/1.1\r\nWARC-Type: response\r\ncontent-length: 12\r\nWARC-Type: x\r\n\r\nbody"
     version, ok, start, fields, warnings, wtype, cl = impl.parse_head(buf, 0, buf.index(b"body"), False)
@@ -100,6 +97,7 @@ def test_parse_head_example(impl) -> None:  # type: ignore[no-untyped-def]
     assert impl.parse_head(b"WARC/x.y\r\n\r\n", 0, 12, False)[:2] == ("x.y", False)
 
 
+@_headers_twins
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_line, max_size=8).map(lambda ls: b"WARC/1.0\r\n" + b"".join(ls) + b"\r\n\r\n"), st.booleans())
 def test_parse_head_implementations_agree(buf: bytes, lenient: bool) -> None:
@@ -124,6 +122,7 @@ def _run_scan(impl, buf: bytes, lenient: bool):  # type: ignore[no-untyped-def]
         return ("err", str(exc), exc.position)
 
 
+@_headers_twins
 @settings(max_examples=400, deadline=None)
 @given(
     st.lists(st.one_of(_line, _name_line), max_size=8).map(lambda ls: b"WARC/1.0\r\n" + b"".join(ls) + b"\r\n\r\n"),
@@ -141,7 +140,7 @@ def test_scan_head_is_parse_head_without_fields(buf: bytes, lenient: bool) -> No
         assert _run_scan(impl, buf, lenient) == full
 
 
-@pytest.mark.parametrize("impl", HEADERS, ids=lambda m: m.__name__.rsplit(".", 1)[-1])
+@pytest.mark.parametrize("impl", HEADER_PARAMS)
 def test_scan_head_example(impl) -> None:  # type: ignore[no-untyped-def]
     buf = b"WARC/1.1\r\nWARC-Type: response\r\ncontent-LENGTH: 12\r\n 34\r\nWARC-Type: x\r\n\r\nbody"
     assert impl.scan_head(buf, 0, buf.index(b"body"), False) == ("1.1", True, 10, [], "response", "12 34")
@@ -154,6 +153,7 @@ def _outcome(fn, *args):  # type: ignore[no-untyped-def]
         return ("err", type(exc).__name__, str(exc))
 
 
+@_headers_twins
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.one_of(_line, _name_line, st.sampled_from([b"WARC-Concurrent-To: <a>\r\n",
                                                            b"warc-concurrent-to: <b>\r\n"])),
@@ -185,6 +185,7 @@ _http_line = st.one_of(
 )
 
 
+@_headers_twins
 @settings(max_examples=500, deadline=None)
 @given(_http_first, st.lists(_http_line, max_size=6), st.binary(max_size=10))
 def test_clean_http_head_twins_agree(first: bytes, lines: list[bytes], tail: bytes) -> None:
@@ -197,7 +198,9 @@ def test_clean_http_head_twins_agree(first: bytes, lines: list[bytes], tail: byt
     assert HEADERS[0].clean_http_head(head, len(head)) == ("200", None, "a/b")
 
 
-GZIP = _impls("gzipmember")
+GZIP_PARAMS = impl_params("gzipmember")
+GZIP = [p.values[0] for p in GZIP_PARAMS]
+_gzip_twins = requires_compiled("gzipmember")
 
 
 def _decode(impl, data: bytes, trailing: str, readahead: dict | None = None,  # type: ignore[no-untyped-def]
@@ -272,6 +275,7 @@ def _gzip_members(parts: list[bytes], damage: str, cut: int) -> bytes:
     return data
 
 
+@_gzip_twins
 @settings(max_examples=200, deadline=None)
 @given(_members, st.sampled_from(["none", "garbage", "truncate", "corrupt"]), st.integers(1, 50),
        st.sampled_from(["error", "stop"]))
@@ -284,7 +288,7 @@ def test_gzip_decoders_agree(parts: list[bytes], damage: str, cut: int, trailing
         assert results[0][0] == "ok" and results[0][1] == b"".join(parts)
 
 
-@pytest.mark.skipif(len(GZIP) < 2, reason="read-ahead is the compiled decoder's")
+@_gzip_twins  # read-ahead is the compiled decoder's
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.binary(max_size=3000), min_size=0, max_size=6),
        st.sampled_from(["none", "garbage", "truncate", "corrupt"]), st.integers(1, 50),
@@ -330,7 +334,8 @@ def _readahead_case(compiled, data, damage, trailing, tuning, limits, skip_every
         assert [b for _, b, _ in got[2]] == [sum(ends[: k + 1]) for k in range(len(parts))]
 
 
-def test_gzip_decoders_raise_the_file_objects_error() -> None:
+@pytest.mark.parametrize("impl", GZIP_PARAMS)
+def test_gzip_decoders_raise_the_file_objects_error(impl) -> None:  # type: ignore[no-untyped-def]
     """An error of the file object itself surfaces as it was raised, in both twins."""
     import gzip
     import io
@@ -354,8 +359,7 @@ def test_gzip_decoders_raise_the_file_objects_error() -> None:
             return super().readinto(memoryview(buf)[:64])
 
     data = gzip.compress(bytes(range(256)) * 40, mtime=0)
-    for impl in GZIP:
-        dec = impl.GzipDecoder(Failing(data), 0, "x")
-        with pytest.raises(ValueError, match="the disk went away"):
-            while dec.read(100)[0]:
-                pass
+    dec = impl.GzipDecoder(Failing(data), 0, "x")
+    with pytest.raises(ValueError, match="the disk went away"):
+        while dec.read(100)[0]:
+            pass

@@ -14,22 +14,13 @@ import io
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from twins import impl_params, requires_compiled
 
 import warckit
-from warckit import _speedups, verify
+from warckit import verify
 from warckit.errors import WarckitError
 
-
-def _impls() -> list:  # type: ignore[type-arg]
-    impls = [_speedups.pure("verifyfast")]
-    try:
-        impls.append(_speedups.compiled("verifyfast"))
-    except ImportError:
-        pass
-    return impls
-
-
-IMPLS = _impls()
+IMPLS = impl_params("verifyfast")
 
 
 def _b32(data: bytes) -> str:
@@ -152,16 +143,16 @@ def _records(draw: st.DrawFn) -> tuple[bytes, str, bytes]:
     return b"".join(fields), type_name, block
 
 
-@pytest.mark.skipif(len(IMPLS) < 2, reason="verifyfast is not compiled")
+@requires_compiled("verifyfast")
 @settings(max_examples=600, deadline=None)
 @given(_records())
 def test_twins_agree(rec: tuple[bytes, str, bytes]) -> None:
     fields, type_name, block = rec
-    py, c = IMPLS
+    py, c = (p.values[0] for p in IMPLS)
     assert py.scan_record(fields, type_name, block) == c.scan_record(fields, type_name, block)
 
 
-@pytest.mark.parametrize("impl", IMPLS, ids=lambda m: m.__name__.rsplit(".", 1)[-1])
+@pytest.mark.parametrize("impl", IMPLS)
 @settings(max_examples=800, deadline=None)
 @given(rec=_records(), lenient=st.booleans())
 def test_fast_path_equals_streaming_path(impl, rec: tuple[bytes, str, bytes], lenient: bool) -> None:  # type: ignore[no-untyped-def]
@@ -184,7 +175,7 @@ def test_fast_path_equals_streaming_path(impl, rec: tuple[bytes, str, bytes], le
         assert verify.DigestReport._from_packed(packed).ok == streamed.ok  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("impl", IMPLS, ids=lambda m: m.__name__.rsplit(".", 1)[-1])
+@pytest.mark.parametrize("impl", IMPLS)
 def test_scan_record_examples(impl) -> None:  # type: ignore[no-untyped-def]
     body = b"hello world"
     chunked = b"5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n"

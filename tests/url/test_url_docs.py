@@ -18,6 +18,7 @@ def test_docstring_examples(name: str) -> None:
     module = importlib.import_module(f"warckit.url.{name}")
     result = doctest.testmod(module)
     assert result.failed == 0
+    assert result.attempted > 0, f"{name} has no examples: nothing was tested"
 
 
 def test_docs_page_examples() -> None:

@@ -40,5 +40,14 @@ def test_odd_types_parity(value: object) -> None:
     assert _outcome(PURE.surt_key, value) == _outcome(COMPILED.surt_key, value)
 
 
-def test_same_helper_names() -> None:
-    assert set(PURE.__all__) == set(COMPILED.__all__)
+def test_compiled_names_are_compiled() -> None:
+    """The compiled twin lists exactly what it compiles: every function it exports
+    is its own (not the pure twin's re-exported), and the helpers that exist only in
+    the pure twin are not presented as compiled."""
+    assert set(COMPILED.__all__) == {"MAX_URL_LENGTH", "surt_key"}
+    assert set(COMPILED.__all__) <= set(PURE.__all__)
+    assert COMPILED.MAX_URL_LENGTH == PURE.MAX_URL_LENGTH
+    assert COMPILED.surt_key is not PURE.surt_key
+    assert type(COMPILED.surt_key).__name__ == "cython_function_or_method"
+    for name in ("attempt_ip", "sort_query", "strip_www_label", "canonical_host"):
+        assert not hasattr(COMPILED, name), name

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from warckit import _speedups
 from warckit.errors import UrlError
 from warckit.url import canonicalize, surt, surt_from_uri, surt_key
 from warckit.url.canonicalize import RULE_SETS, lowercase_query
@@ -48,6 +49,11 @@ def _load() -> list[Any]:
 
 
 CASES = _load()
+#: The functions that run the selected SURT twin (``surt_key``); every other row
+#: (canonicalize, surt_from_uri, the helpers) runs code that exists once, in pure Python.
+TWIN_FNS = frozenset({"cdx", "new-style", "heritrix"})
+TWIN_CASES = [p for p in CASES if p.values[0]["fn"] in TWIN_FNS]  # type: ignore[union-attr]
+ONCE_CASES = [p for p in CASES if p.values[0]["fn"] not in TWIN_FNS]  # type: ignore[union-attr]
 _KEEP_QUERY_CASE = tuple(r for r in RULE_SETS["ia-only"] if r is not lowercase_query)
 
 
@@ -77,12 +83,28 @@ def test_table_covers_every_digest_vector() -> None:
     assert ids == {str(i) for i in range(1, 86)}
 
 
-@pytest.mark.parametrize("row", CASES)
-def test_vector(row: dict[str, str], surt_impl: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
-    # the package attribute warckit.url.surt is the function; the module is in sys.modules
-    monkeypatch.setattr(importlib.import_module("warckit.url.surt"), "_impl", surt_impl)
+def _check(row: dict[str, str], impl: ModuleType) -> None:
     if row["expected"] == "<UrlError>":
         with pytest.raises(UrlError):
-            _run(row, surt_impl)
+            _run(row, impl)
     else:
-        assert _run(row, surt_impl) == _unescape(row["expected"])
+        assert _run(row, impl) == _unescape(row["expected"])
+
+
+@pytest.mark.parametrize("row", TWIN_CASES)
+def test_vector(row: dict[str, str], surt_impl: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rows whose function runs ``surt_key``: once per twin."""
+    # the package attribute warckit.url.surt is the function; the module is in sys.modules
+    monkeypatch.setattr(importlib.import_module("warckit.url.surt"), "_impl", surt_impl)
+    _check(row, surt_impl)
+
+
+@pytest.mark.parametrize("row", ONCE_CASES)
+def test_vector_single_implementation(row: dict[str, str]) -> None:
+    """The rows whose code has no compiled twin: once."""
+    _check(row, _speedups.pure("surt"))
+
+
+def test_rows_split_by_implementation() -> None:
+    assert len(TWIN_CASES) + len(ONCE_CASES) == len(CASES) == 147
+    assert len(TWIN_CASES) == 63

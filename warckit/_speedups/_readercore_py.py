@@ -389,11 +389,11 @@ class ReaderCore:
                 source=self.name,
                 snippet=buf[exc.position : exc.position + 40],
             ) from None
+        version_msg = None
         if not version_ok:
-            msg = f"bad WARC version line {buf[pos : pos + 40].splitlines()[0]!r}"
+            version_msg = f"bad WARC version line {buf[pos : pos + 40].splitlines()[0]!r}"
             if not lenient:
-                raise RecordParseError(msg, offset=offset, source=self.name)
-            self._warn("bad-version", msg, offset)
+                raise RecordParseError(version_msg, offset=offset, source=self.name)
         raw_head = buf[pos:head_end]
         fields_end = head_end - 2 if buf[head_end - 2] == 13 else head_end - 1
         headers = _unparsed(buf[fields_start:fields_end], lenient)
@@ -417,6 +417,8 @@ class ReaderCore:
             self,  # type: ignore[arg-type]  # (self is the ArchiveReader)
             self._gen,
         )
+        if version_msg is not None:
+            self._warn("bad-version", version_msg, offset, record)
         if warnings:
             for code, where in warnings:
                 self._warn(code, f"record head: {code}", offset, record)

@@ -128,7 +128,11 @@ def record_key(timestamp: str) -> str:
 
 
 def lower_bound(timestamp: str) -> str:
-    """Digit key of a ``from`` bound: ``2014`` means 2014-01-01T00:00:00 and later."""
+    """Digit key of a ``from`` bound: ``2014`` means 2014-01-01T00:00:00 and later.
+
+    >>> lower_bound("2014")
+    '20140101000000'
+    """
     digits = digits_of(timestamp)
     if len(digits) < 14:
         return digits + _LOW[len(digits):]
@@ -140,6 +144,9 @@ def upper_bound(timestamp: str) -> str:
 
     A bound covers every timestamp that starts with it at its own precision, so
     ``20141231235959`` includes ``2014-12-31T23:59:59.999Z``.
+
+    >>> upper_bound("2014")  # second 60: a leap second is still in 2014
+    '20141231235960999999999'
     """
     digits = digits_of(timestamp)
     if len(digits) < 14:

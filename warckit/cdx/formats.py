@@ -374,6 +374,11 @@ def header_sorted(first_line: str | bytes) -> bool | None:
 def detect_format(first_line: str) -> FormatName:
     """Guess the format of an index from its first line (header or first record).
 
+    >>> detect_format(" CDX N b a m s k r M S V g")
+    'cdx11'
+    >>> detect_format('com,example)/ 20140101000000 {"url": "http://example.com/"}')
+    'cdxj'
+
     Raises:
         ParseError: The line matches no known format.
     """

@@ -717,5 +717,11 @@ def index(
 
 
 def header_for(fmt: FormatName) -> str | None:
-    """The header / legend line of *fmt* (``None`` for CDXJ)."""
+    """The header / legend line of *fmt* (``None`` for CDXJ).
+
+    >>> header_for("cdx11")
+    ' CDX N b a m s k r M S V g'
+    >>> header_for("cdxj") is None
+    True
+    """
     return header_line(fmt)

@@ -210,6 +210,11 @@ def key_prefixes(key: str, match: MatchType, key_style: str, url: str = "") -> l
     ``?`` of the URL that the key lost; ``domain`` of a bare TLD (``com``) covers only
     its subdomains. Keys without a SURT host (``dns:…``, ``urn:…``) fall back to a key
     prefix for ``host`` and ``domain`` (pywb finds nothing for them).
+
+    >>> key_prefixes("com,example)/a", "exact", "cdx")
+    ['com,example)/a ']
+    >>> key_prefixes("com,example)/a", "domain", "cdx")
+    ['com,example)/', 'com,example,']
     """
     if match == "exact":
         return [key + " "]

@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from ..errors import HttpParseError
+from ..errors import HttpParseError, WarckitError
 from ..reader import ArchiveReader
 from ..records import WarcRecord
 from ._common import expand_archives, parse_record_types, warner
@@ -73,11 +73,19 @@ def run(args: argparse.Namespace) -> int:
             pending: tuple[WarcRecord, int | None] | None = None
             # Print a record once the reader has moved past it, so its length is
             # known without spooling its body.
-            for rec in reader:
-                status = _status(rec, args.lenient)
-                if pending is not None:
+            try:
+                for rec in reader:
+                    status = _status(rec, args.lenient)
+                    if pending is not None:
+                        _emit(out, path, *pending, as_json=args.json, with_file=with_file)
+                    pending = (rec, status)
+            except WarckitError:
+                # The damage is after the pending record if the reader finished it
+                # (its trailer was read): it is intact and listed before the error.
+                if pending is not None and pending[0]._stream_length is not None:
                     _emit(out, path, *pending, as_json=args.json, with_file=with_file)
-                pending = (rec, status)
+                    out.flush()
+                raise
             if pending is not None:
                 _emit(out, path, *pending, as_json=args.json, with_file=with_file)
     return 0

@@ -57,6 +57,10 @@ class SplitUrl:
         ``http(s)://`` prefixes collapse to the last; a host ending in ``:`` loses
         the colon; ``http:////host`` recovers the host from the path.
 
+        >>> SplitUrl.parse("HTTP://user@Example.com:8080/a?b#c")  # doctest: +NORMALIZE_WHITESPACE
+        SplitUrl(scheme=b'HTTP', userinfo=b'user', host=b'example.com', port=8080,
+                 path=b'/a', query=b'b', fragment=b'c')
+
         Raises:
             UrlError: Empty, longer than 64 KiB, not encodable, or a bad port.
         """

@@ -1,0 +1,156 @@
+"""readercore: the compiled and pure record-stepping cores give the same reading.
+
+The reader module is loaded twice, once on each ``ReaderCore`` (everything else as
+selected), and both readers read the same bytes: well-formed WARC records and
+mutated ones (cut, a flipped byte, a wrong Content-Length, garbage between records),
+uncompressed and gzip per record, strict and lenient, with some blocks read and some
+skipped. Records, offsets, lengths, issues and the error that ends reading must agree.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import importlib.util
+import io
+import sys
+from types import ModuleType
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from twins import compiled_or_reason, requires_compiled
+
+import warckit
+from warckit import _speedups
+from warckit.errors import WarckitError
+
+
+def _reader_on(core: ModuleType | None) -> Any:
+    """``warckit.reader`` executed again with *core* as its ``ReaderCore``."""
+    if core is None:
+        return None
+    name = f"warckit._reader_twin_{core.__name__.rsplit('.', 1)[-1]}"
+    if name in sys.modules:
+        return sys.modules[name].ArchiveReader
+    spec = importlib.util.spec_from_file_location(name, warckit.reader.__file__)  # type: ignore[attr-defined]
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    module.__package__ = "warckit"
+    selected = _speedups.load
+
+    def load(hot: str) -> ModuleType:
+        return core if hot == "readercore" else selected(hot)
+
+    _speedups.load = load  # type: ignore[assignment]  # read once, by the import below
+    try:
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    finally:
+        _speedups.load = selected  # type: ignore[assignment]
+    assert module.ArchiveReader.__mro__[1] is core.ReaderCore
+    return module.ArchiveReader
+
+
+PURE = _reader_on(_speedups.pure("readercore"))
+COMPILED = _reader_on(compiled_or_reason("readercore")[0])
+
+_TYPES = st.sampled_from(["response", "resource", "request", "metadata", "warcinfo", "revisit", "conversion"])
+_NAMES = st.sampled_from([b"X-Note", b"WARC-Target-URI", b"Content-Type", b"WARC-Concurrent-To", b"x"])
+_VALUES = st.binary(max_size=12).map(lambda b: b.replace(b"\r", b"").replace(b"\n", b""))
+
+
+@st.composite
+def _record(draw: st.DrawFn) -> bytes:
+    body = draw(st.one_of(st.binary(max_size=300), st.sampled_from([b"", b"x" * 20_000])))
+    version = draw(st.sampled_from([b"WARC/1.0", b"WARC/1.1"]))
+    fields = [
+        b"WARC-Type: " + draw(_TYPES).encode(),
+        b"WARC-Record-ID: <urn:uuid:%d>" % draw(st.integers(0, 10**6)),
+        b"WARC-Date: 2020-01-02T03:04:05Z",
+    ]
+    fields += [n + b": " + v for n, v in draw(st.lists(st.tuples(_NAMES, _VALUES), max_size=3))]
+    fields.append(b"Content-Length: %d" % len(body))
+    fields = draw(st.permutations(fields))
+    return version + b"\r\n" + b"\r\n".join(fields) + b"\r\n\r\n" + body + b"\r\n\r\n"
+
+
+@st.composite
+def _file(draw: st.DrawFn) -> tuple[bytes, str]:
+    records = draw(st.lists(_record(), min_size=1, max_size=4))
+    mutation = draw(st.sampled_from(["none", "none", "cut", "flip", "length", "garbage", "lf-only", "no-trailer"]))
+    i = draw(st.integers(0, len(records) - 1))
+    rec = records[i]
+    if mutation == "length":
+        at = rec.index(b"Content-Length: ") + len(b"Content-Length: ")
+        end = rec.index(b"\r\n", at)
+        rec = rec[:at] + str(max(0, int(rec[at:end]) + draw(st.integers(-40, 40)))).encode() + rec[end:]
+    elif mutation == "flip" and rec:
+        j = draw(st.integers(0, len(rec) - 1))
+        rec = rec[:j] + bytes([rec[j] ^ draw(st.integers(1, 255))]) + rec[j + 1 :]
+    elif mutation == "garbage":
+        rec = draw(st.binary(min_size=1, max_size=40)) + rec
+    elif mutation == "lf-only":
+        head, _, rest = rec.partition(b"\r\n\r\n")
+        rec = head.replace(b"\r\n", b"\n") + b"\n\n" + rest
+    elif mutation == "no-trailer":
+        rec = rec[:-4]
+    records[i] = rec
+    compression = draw(st.sampled_from(["none", "gzip"]))
+    if compression == "gzip":
+        data = b"".join(gzip.compress(r, mtime=0) for r in records)
+    else:
+        data = b"".join(records)
+    if mutation == "cut":
+        data = data[: draw(st.integers(0, len(data) - 1))]
+    return data, compression
+
+
+def _observe(cls: Any, data: bytes, lenient: bool, read_every: int) -> list[object]:
+    """Everything observable about a reading: per record, the reader's issues, how it ended."""
+    out: list[object] = []
+    records = []
+    reader = cls(io.BytesIO(data), lenient=lenient, readahead=False)
+    try:
+        for n, rec in enumerate(reader):
+            digest = None
+            if read_every and n % read_every == 0:
+                digest = hashlib.sha1(rec.raw_stream().read()).hexdigest()
+            out.append((rec.offset, rec.format, rec.type, rec.content_length, rec.headers.raw, digest))
+            records.append(rec)
+    except WarckitError as exc:
+        out.append(("error", type(exc).__name__, exc.offset, str(exc)))
+    finally:
+        reader.close()
+    # lengths and issues are final once the reader has moved past each record
+    out.append([(r.length, [(i.code, i.offset) for i in r.issues]) for r in records])
+    out.append([(i.code, i.offset, i.message) for i in reader.issues])
+    return out
+
+
+@requires_compiled("readercore")
+@settings(max_examples=400, deadline=None)
+@given(_file(), st.booleans(), st.sampled_from([0, 1, 2]))
+def test_reader_cores_agree(file: tuple[bytes, str], lenient: bool, read_every: int) -> None:
+    data, _compression = file
+    assert _observe(COMPILED, data, lenient, read_every) == _observe(PURE, data, lenient, read_every)
+
+
+@requires_compiled("readercore")
+def test_twin_readers_use_each_core() -> None:
+    """The two readers run different cores, and both read a clean file right."""
+    assert PURE.__mro__[1].__module__ == "warckit._speedups._readercore_py"
+    assert COMPILED.__mro__[1].__module__ == "warckit._speedups._readercore_c"
+    body = b"hello"
+    rec = (
+        b"WARC/1.1\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:1>\r\n"
+        b"WARC-Date: 2020-01-02T03:04:05Z\r\nContent-Length: 5\r\n\r\n" + body + b"\r\n\r\n"
+    )
+    for cls in (PURE, COMPILED):
+        got = _observe(cls, rec * 2, False, 1)
+        fields = rec[len(b"WARC/1.1\r\n") : rec.index(b"\r\n\r\n") + 2]
+        assert got[:2] == [
+            (0, "warc", "resource", 5, fields, hashlib.sha1(body).hexdigest()),
+            (len(rec), "warc", "resource", 5, fields, hashlib.sha1(body).hexdigest()),
+        ]
+        assert got[2:] == [[(len(rec), []), (len(rec), [])], []]
