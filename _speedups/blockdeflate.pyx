@@ -58,6 +58,7 @@ cdef struct shared_t:
     libdeflate_compressor* comp[13]        # the worker thread's
     pthread_mutex_t help_lock              # one helping (caller) thread at a time
     libdeflate_compressor* help_comp[13]   # the helping thread's
+    pthread_mutex_t life                   # held while the thread starts or stops
 
 
 cdef int _run(job_t* j, libdeflate_compressor** comp) noexcept nogil:
@@ -157,26 +158,34 @@ cdef int _wait(shared_t* s, job_t* j) noexcept nogil:
 
 
 cdef class Job:
-    """A block handed to a :class:`Worker`; :meth:`result` waits for it."""
+    """A block handed to a :class:`Worker`; :meth:`result` waits for it.
+
+    Safe to use from several threads at once: the native job is freed (with the GIL
+    held) only when no thread is waiting for it any more.
+    """
 
     cdef job_t* _j
     cdef Worker _worker
     cdef object _data
     cdef object _result
+    cdef int _waiters      # threads inside result() waiting without the GIL
 
     def __cinit__(self) -> None:
         self._j = NULL
+        self._waiters = 0
 
     def done(self) -> bool:
         """The worker has finished this job (:meth:`result` will not wait)."""
-        if self._j == NULL:
+        cdef job_t* j = self._j
+        if j == NULL:
             return True
         cdef shared_t* s = self._worker._s
         cdef int done
-        with nogil:
-            pthread_mutex_lock(&s.lock)
-            done = self._j.done
-            pthread_mutex_unlock(&s.lock)
+        # The GIL stays held: the job cannot be freed meanwhile (that needs the GIL),
+        # and no holder of s.lock ever waits for the GIL.
+        pthread_mutex_lock(&s.lock)
+        done = j.done
+        pthread_mutex_unlock(&s.lock)
         return done != 0
 
     def result(self) -> tuple[bytes, int]:
@@ -194,15 +203,20 @@ cdef class Job:
         if j == NULL:
             raise MemoryError("libdeflate could not allocate its buffers")
         cdef shared_t* s = self._worker._s
+        self._waiters += 1
         with nogil:
             _wait(s, j)
-        self._data = None
-        if j.dst == NULL:
+        self._waiters -= 1
+        # Another thread may have waited too and come back first: j stays valid
+        # until the last waiter is back (below), and the result is built once.
+        if self._result is None and j.dst != NULL:
+            out = PyBytes_FromStringAndSize(j.dst, <Py_ssize_t>j.out)
+            self._result = (out, <unsigned long>j.crc)
+        if self._waiters == 0:
+            self._data = None
             self._release()
+        if self._result is None:
             raise MemoryError("libdeflate could not allocate its buffers")
-        out = PyBytes_FromStringAndSize(j.dst, <Py_ssize_t>j.out)
-        self._result = (out, <unsigned long>j.crc)
-        self._release()
         return self._result
 
     cdef void _release(self):
@@ -230,7 +244,8 @@ cdef class Worker:
     """One native thread compressing blocks in submission order, without the GIL.
 
     The thread starts on the first :meth:`submit` and stops on :meth:`close` (or when
-    the worker is garbage collected). Safe to share between Python threads.
+    the worker is garbage collected). Safe to share between Python threads: starting
+    and stopping the thread are serialized, so there is never more than one.
     """
 
     cdef shared_t* _s
@@ -245,6 +260,7 @@ cdef class Worker:
         memset(self._s, 0, sizeof(shared_t))
         pthread_mutex_init(&self._s.lock, NULL)
         pthread_mutex_init(&self._s.help_lock, NULL)
+        pthread_mutex_init(&self._s.life, NULL)
         pthread_cond_init(&self._s.work, NULL)
         pthread_cond_init(&self._s.finished, NULL)
         self._running = 0
@@ -257,15 +273,27 @@ cdef class Worker:
             memset(s, 0, sizeof(shared_t))
             pthread_mutex_init(&s.lock, NULL)
             pthread_mutex_init(&s.help_lock, NULL)
+            pthread_mutex_init(&s.life, NULL)
             pthread_cond_init(&s.work, NULL)
             pthread_cond_init(&s.finished, NULL)
             self._running = 0
+        if self._running:
+            return 0
+        cdef int failed = 0
+        with nogil:
+            # A close() in another thread may be joining the old thread: wait for it,
+            # so that two threads never share the compressors.
+            pthread_mutex_lock(&s.life)
         if not self._running:
             s.stop = 0
             if pthread_create(&self._thread, NULL, _thread_main, <void*>s) != 0:
-                raise OSError("cannot start the compression thread")
-            self._running = 1
-            self._pid = getpid()
+                failed = 1
+            else:
+                self._running = 1
+                self._pid = getpid()
+        pthread_mutex_unlock(&s.life)
+        if failed:
+            raise OSError("cannot start the compression thread")
         return 0
 
     def submit(self, bytes data not None, int level) -> Job:
@@ -306,12 +334,18 @@ cdef class Worker:
             self._running = 0
             return
         with nogil:
+            pthread_mutex_lock(&s.life)
+        if not self._running:  # closed by another thread meanwhile
+            pthread_mutex_unlock(&s.life)
+            return
+        with nogil:
             pthread_mutex_lock(&s.lock)
             s.stop = 1
             pthread_cond_broadcast(&s.work)
             pthread_mutex_unlock(&s.lock)
             pthread_join(self._thread, NULL)
         self._running = 0
+        pthread_mutex_unlock(&s.life)
 
     def __dealloc__(self) -> None:
         cdef int i
@@ -325,6 +359,7 @@ cdef class Worker:
         pthread_cond_destroy(&self._s.finished)
         pthread_mutex_destroy(&self._s.lock)
         pthread_mutex_destroy(&self._s.help_lock)
+        pthread_mutex_destroy(&self._s.life)
         free(self._s)
         self._s = NULL
 

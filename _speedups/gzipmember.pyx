@@ -8,7 +8,9 @@ inflates members into *slots*: output buffers with the end of every member noted
 libdeflate (faster than streaming inflate on the small members most records are);
 one that does not fit, is not all in the input buffer, or is damaged streams through
 ISA-L, whose errors are the ones reported (``direct=False``, for random access, uses
-ISA-L alone and inflates little past what is asked for). ``read`` and ``skip`` hand out a slot's
+ISA-L alone and inflates little past what is asked for). ISA-L inflates in pieces
+(see :data:`STEP`) and only what whole pieces gave is handed out, so a damaged member
+gives exactly what it gives in the pure twin. ``read`` and ``skip`` hand out a slot's
 bytes in pieces of at most *limit* bytes, each ending at a member end or earlier.
 
 In the calling thread (the default) a slot is filled when the previous one has been
@@ -92,6 +94,24 @@ cdef Py_ssize_t DIRECT_ROOM = 1 << 18
 #: In the calling thread without libdeflate (random access), one fill inflates at most
 #: max(limit, SYNC_FILL) bytes.
 cdef Py_ssize_t SYNC_FILL = 1 << 16
+#: A member that streams is inflated in *pieces*: a piece ends where the member's input
+#: reaches a step (every STEP compressed bytes from the member start) and all it gives
+#: is out, or where the piece has given PIECE bytes. Every inflate call is given the
+#: input up to the next step, no more and (but at the end of the file) no less. What a
+#: piece gives is handed out once the piece has ended without error (the rest of the
+#: member when it ends with a good CRC), so what a damaged member hands out depends
+#: only on the data, never on how input and output were cut nor on how far the
+#: inflater looks ahead (the pure twin inflates in the same pieces).
+STEP = 1 << 15
+cdef long long C_STEP = STEP
+PIECE = 1 << 17
+cdef long long C_PIECE = PIECE
+#: ... but nothing of a member is handed out before its end unless its pieces gave at
+#: least this much: a damaged member smaller than that gives nothing.
+HOLD = 1 << 18
+cdef long long C_HOLD = HOLD
+#: Smallest slot: more than HOLD plus a piece, so what is held back always fits a slot.
+MIN_SLOT = 1 << 20
 
 cdef enum:
     ST_MORE = 0       # more slots follow
@@ -135,6 +155,11 @@ cdef struct engine_t:
     slot_t* slots
     libdeflate_decompressor* direct   # NULL: ISA-L only
     int direct_skip                   # members to stream with ISA-L before trying libdeflate again
+    long long next_step               # file offset of the streaming member's next step
+    long long piece                   # bytes the streaming member's current piece has given
+    long long mo                      # bytes the streaming member has given so far
+    unsigned char* carry_src          # what the last fill inflated past its last step ...
+    Py_ssize_t carry_len              # ... and its length: it starts the next fill
 
 
 cdef Py_ssize_t _py_readinto(engine_t* e) noexcept nogil:
@@ -204,6 +229,9 @@ cdef int _e_direct(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
     if e.in_end - e.in_start < e.in_cap // 2 and not e.in_eof:
         if _e_more(e) < 0:
             return 0  # ISA-L's path reports the read error
+    if e.in_end - e.in_start < 4 or e.inbuf[e.in_start + 3] & 0x02:
+        # FHCRC: libdeflate skips the header CRC unchecked; ISA-L checks it (as the pure twin does).
+        return 0
     if libdeflate_gzip_decompress_ex(e.direct, e.inbuf + e.in_start, e.in_end - e.in_start,
                                      s.data + s.len, room, &in_used, &out_used) != LIBDEFLATE_SUCCESS:
         # Too large, cut by the buffer's end, or damaged: ISA-L streams it (and
@@ -222,19 +250,33 @@ cdef int _e_direct(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
 
 cdef void _e_fill(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
     """Inflate into *s* until *cap* bytes, the last event it can note, the end of the
-    input, or (``one_member``) the first member end."""
+    input, or (``one_member``) the first member end. Of a streaming member, only what
+    whole pieces (STEP, PIECE) gave, once that is HOLD bytes or more, is handed out before its
+    end: the rest is carried to the next fill, and dropped if the member turns out
+    damaged (a member cut by the end of the input gives all it can)."""
     cdef int ret, m, at_end
-    cdef Py_ssize_t avail, used, mark
+    cdef Py_ssize_t avail, used, commit
     cdef uint32_t before
     s.len = 0
     s.nev = 0
     s.status = ST_MORE
-    while s.len < cap and s.nev < e.ev_cap and not (e.one_member and s.nev):
+    if e.carry_len:
+        memmove(s.data, e.carry_src, e.carry_len)
+        s.len = e.carry_len
+        e.carry_len = 0
+    commit = 0  # s.data[:commit] may be handed out
+    while s.nev < e.ev_cap and not (e.one_member and s.nev):
+        if s.len >= cap:
+            if commit == 0 and e.in_member and cap < e.slot_cap:
+                cap = e.slot_cap  # (a small fill, all of it one step: room for the step)
+            else:
+                break
         if not e.in_member:
             if e.in_end - e.in_start < 2 and not e.in_eof:
                 if _e_more(e) < 0:
                     s.status = ST_IOERR
                     s.code = e.io_errno
+                    s.len = commit
                     return
                 continue
             if e.in_start >= e.in_end:
@@ -251,6 +293,7 @@ cdef void _e_fill(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
             if e.direct != NULL:
                 m = _e_direct(e, s, cap)
                 if m == 1:
+                    commit = s.len
                     continue  # the whole member is in the slot
                 if m == 2:
                     return  # too little room left: the member starts the next slot
@@ -258,28 +301,43 @@ cdef void _e_fill(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
             e.st.crc_flag = ISAL_GZIP
             e.in_member = 1
             e.member_start = e.in_abs
-        mark = s.len
-        e.st.next_out = <uint8_t*>s.data + s.len
-        e.st.avail_out = <uint32_t>(cap - s.len)
+            e.next_step = e.in_abs + C_STEP
+            e.mo = 0
+            e.piece = 0
         while True:
             at_end = 0
+            while e.in_end - e.in_start < e.next_step - e.in_abs and not e.in_eof:
+                # (the call gets the input up to the step: how far the inflater can look
+                # ahead must not depend on where the buffer was cut)
+                if _e_more(e) < 0:
+                    s.status = ST_IOERR
+                    s.code = e.io_errno
+                    s.len = commit
+                    return
             if e.in_start >= e.in_end:
                 m = _e_more(e)
                 if m < 0:
                     s.status = ST_IOERR
                     s.code = e.io_errno
+                    s.len = commit
                     return
                 at_end = m == 0  # inflate once more: Quirk: ISA-L may hold bytes of a cut member
             avail = e.in_end - e.in_start
+            if avail > e.next_step - e.in_abs:
+                avail = <Py_ssize_t>(e.next_step - e.in_abs)  # (0 at the step: only drain)
             e.st.next_in = <uint8_t*>e.inbuf + e.in_start
             e.st.avail_in = <uint32_t>avail
+            e.st.next_out = <uint8_t*>s.data + s.len
+            e.st.avail_out = <uint32_t>min(cap - s.len, C_PIECE - e.piece)
             before = e.st.avail_out
             ret = isal_inflate(&e.st)
             used = avail - e.st.avail_in
             s.len += before - e.st.avail_out
+            e.mo += before - e.st.avail_out
+            e.piece += before - e.st.avail_out
             if ret < 0:
-                # What this member inflated in this fill is not handed out.
-                s.len = mark
+                # What the damaged member inflated since its last whole step is dropped.
+                s.len = commit
                 e.in_member = 0
                 s.status = ST_DAMAGED
                 s.code = ret
@@ -294,16 +352,32 @@ cdef void _e_fill(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
                 s.ev_pos[s.nev] = s.len
                 s.ev_bound[s.nev] = e.in_abs
                 s.nev += 1
+                commit = s.len
                 break
             e.in_start += used
             e.in_abs += used
-            if e.st.avail_out == 0:
-                break
-            if at_end and before == e.st.avail_out:
+            m = e.in_abs == e.next_step and e.st.avail_out > 0  # the step: all its input gave is out
+            if m or e.piece == C_PIECE:
+                # The piece has ended without error.
+                if e.mo >= C_HOLD:
+                    commit = s.len
+                e.piece = 0
+                if m:
+                    e.next_step += C_STEP
+            elif at_end and before == e.st.avail_out:
+                # The input is cut, not damaged: all it gave (the inflater has no more
+                # to give) is right, and handed out.
                 e.in_member = 0
                 s.status = ST_TRUNCATED
                 s.where = e.member_start
                 return
+            if s.len >= cap:
+                break
+    if s.len > commit:
+        # The slot is full inside a step: the step goes on in the next fill.
+        e.carry_src = s.data + commit
+        e.carry_len = s.len - commit
+        s.len = commit
 
 
 cdef void* _e_thread(void* arg) noexcept nogil:
@@ -342,7 +416,8 @@ cdef class GzipDecoder:
     cdef pthread_t _thread
     cdef public object _source, _trailing
     cdef public long long member_start
-    cdef public object trailing_garbage, truncated_member
+    cdef public object trailing_garbage, truncated_member, stop_reason
+    cdef object _error
     compression = "gzip"
 
     def __cinit__(self):
@@ -363,6 +438,8 @@ cdef class GzipDecoder:
         self.member_start = start
         self.trailing_garbage = None
         self.truncated_member = None
+        self.stop_reason = None
+        self._error = None
         fd = -1
         pos = 0
         if readahead:
@@ -389,11 +466,11 @@ cdef class GzipDecoder:
         pthread_cond_init(&e.cv, NULL)
         e.fd = -1
         e.pyfile = <PyObject*>self._f  # (self._f keeps it alive)
-        e.slot_cap = max(slot, 1)
+        e.slot_cap = max(slot, MIN_SLOT)  # (a whole step fits a slot)
         e.nslots = max(nslots, 1)
         e.ev_cap = max(events, 1)
         e.one_member = one_member
-        e.in_cap = max(in_chunk, 64)
+        e.in_cap = max(in_chunk, 2 * C_STEP)  # (a step's input always fits)
         e.inbuf = <unsigned char*>malloc(e.in_cap)
         e.slots = <slot_t*>malloc(e.nslots * sizeof(slot_t))
         if e.inbuf == NULL or e.slots == NULL:
@@ -445,6 +522,9 @@ cdef class GzipDecoder:
         cdef slot_t* s
         cdef Py_ssize_t end, n
         cdef long long boundary
+        if self._error is not None:
+            # Once damage was reported, every later read reports it again.
+            raise self._error.with_traceback(None)
         if self._closed or e == NULL:
             return (b"" if keep else 0), None
         if limit > MAX_CHUNK or limit <= 0:
@@ -544,24 +624,24 @@ cdef class GzipDecoder:
             raise OSError(s.code, os.strerror(s.code))
         if status != ST_GARBAGE:
             self.member_start = s.where
+        if status == ST_GARBAGE:
+            reason = "bytes after the last gzip member are not gzip"
+        elif status == ST_TRUNCATED:
+            reason = "gzip member is truncated"
+        else:
+            reason = f"gzip member is damaged ({_ERRORS.get(s.code, s.code)})"
         if self._trailing == "stop":
+            self.stop_reason = reason
             if status == ST_GARBAGE:
                 self.trailing_garbage = s.where
             else:
                 self.truncated_member = s.where
             return empty, None
+        snippet = None
         if status == ST_GARBAGE:
-            raise CompressionError(
-                "bytes after the last gzip member are not gzip",
-                offset=s.where,
-                source=self._source,
-                snippet=PyBytes_FromStringAndSize(<char*>s.snippet, s.snippet_len),
-            )
-        if status == ST_TRUNCATED:
-            raise CompressionError("gzip member is truncated", offset=s.where, source=self._source)
-        raise CompressionError(
-            f"gzip member is damaged ({_ERRORS.get(s.code, s.code)})", offset=s.where, source=self._source
-        )
+            snippet = PyBytes_FromStringAndSize(<char*>s.snippet, s.snippet_len)
+        self._error = CompressionError(reason, offset=s.where, source=self._source, snippet=snippet)
+        raise self._error
 
     cdef void _stop(self) noexcept:
         cdef engine_t* e = self._e

@@ -43,6 +43,14 @@ cdef inline bint _is_name(const unsigned char* p, Py_ssize_t a, Py_ssize_t b, co
     return True
 
 
+def join_folded(list pieces):
+    """See warckit._speedups._headers_py.join_folded."""
+    cdef Py_ssize_t i = 0
+    while i < len(pieces) and not pieces[i]:
+        i += 1
+    return " ".join(pieces[i:])
+
+
 cdef tuple _walk(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient, bint build):
     """The field lines of ``buf[start:end]``, as parse_fields reads them.
 
@@ -57,6 +65,7 @@ cdef tuple _walk(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient, bint
     cdef int last = 0  # 1: the field just taken is the first WARC-Type, 2: first Content-Length
     cdef list fields = [] if build else None
     cdef list warnings = []
+    cdef list fold = None  # the last field's value and continuation lines so far
     wtype = None
     cl_text = None
     if end > n:
@@ -87,14 +96,9 @@ cdef tuple _walk(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient, bint
                     vs += 1
                 while ve > vs and _ws(p[ve - 1]):
                     ve -= 1
-                extra = buf[vs:ve].decode("utf-8", "surrogateescape")
-                if build:
-                    name, value = fields[len(fields) - 1]
-                    fields[len(fields) - 1] = (name, (value + " " + extra) if value else extra)
-                if last == 1:
-                    wtype = (wtype + " " + extra) if wtype else extra
-                elif last == 2:
-                    cl_text = (cl_text + " " + extra) if cl_text else extra
+                if fold is None:
+                    fold = [fields[len(fields) - 1][1] if build else (wtype if last == 1 else cl_text)]
+                fold.append(buf[vs:ve].decode("utf-8", "surrogateescape"))
             pos = nl + 1
             continue
         hit = <const unsigned char*>memchr(p + pos, 58, line_end - pos)
@@ -123,6 +127,15 @@ cdef tuple _walk(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient, bint
             if a == b:
                 pos = nl + 1
                 continue
+        if fold is not None:
+            value = join_folded(fold)
+            if build:
+                fields[len(fields) - 1] = (fields[len(fields) - 1][0], value)
+            if last == 1:
+                wtype = value
+            elif last == 2:
+                cl_text = value
+            fold = None
         any_field = True
         last = 0
         if (b - a == 9 and wtype is None and _is_name(p, a, b, "warc-type")) or (
@@ -144,6 +157,14 @@ cdef tuple _walk(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient, bint
             elif last == 2:
                 cl_text = value
         pos = nl + 1
+    if fold is not None:
+        value = join_folded(fold)
+        if build:
+            fields[len(fields) - 1] = (fields[len(fields) - 1][0], value)
+        if last == 1:
+            wtype = value
+        elif last == 2:
+            cl_text = value
     return fields, warnings, wtype, cl_text
 
 

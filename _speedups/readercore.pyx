@@ -14,7 +14,7 @@ import weakref
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from libc.string cimport memchr
 
-from warckit.errors import HeaderParseError, RecordParseError
+from warckit.errors import CompressionError, HeaderParseError, RecordParseError
 from warckit.headers import Headers
 from warckit.records import RECORD_TYPES, record_class
 from warckit._speedups import load
@@ -107,7 +107,7 @@ cdef class ReaderCore:
     cdef public Py_ssize_t _pos, _max_head
     cdef public long long _base, _cur_block_left, _gen
     cdef public list _bstream, _bfile
-    cdef public bint _eof, lenient, _done
+    cdef public bint _eof, lenient, _done, _broken
     cdef public object _current_ref, _cur_info, _types, _min, _max
 
     def __iter__(self):
@@ -130,7 +130,11 @@ cdef class ReaderCore:
         cdef long long end
         if self._eof:
             return False
-        chunk, boundary = self._dec.read(limit)
+        try:
+            chunk, boundary = self._dec.read(limit)
+        except CompressionError as exc:
+            (<object>self)._dec_failed(exc)
+            raise
         if not chunk and boundary is None:
             self._eof = True
             return False
@@ -193,9 +197,11 @@ cdef class ReaderCore:
         cdef Py_ssize_t take, pos, avail
         if left <= 0:
             return b""
-        if self._pos >= PyBytes_GET_SIZE(self._buf) and not self._c_fill(min(max(size, HEAD_CHUNK), BODY_CHUNK)):
-            (<object>self)._truncated(record)
-            return b""
+        while self._pos >= PyBytes_GET_SIZE(self._buf):
+            # (a loop: an empty gzip member inside the block adds no bytes)
+            if not self._c_fill(min(max(size, HEAD_CHUNK), BODY_CHUNK)):
+                (<object>self)._truncated(record)
+                return b""
         avail = PyBytes_GET_SIZE(self._buf) - self._pos
         take = size
         if left < take:
@@ -233,7 +239,11 @@ cdef class ReaderCore:
             avail = PyBytes_GET_SIZE(self._buf) - self._pos
             if avail == 0 and skip is not None and not self._eof:
                 # Inflate and discard without materializing the bytes.
-                pycount, boundary = skip(left)
+                try:
+                    pycount, boundary = skip(left)
+                except CompressionError as exc:
+                    (<object>self)._dec_failed(exc)
+                    raise
                 count = pycount
                 if count or boundary is not None:
                     self._base += self._pos + count
@@ -319,6 +329,10 @@ cdef class ReaderCore:
     cdef object _c_next_record(self):
         cdef long long cl
         while True:
+            if self._broken:
+                # A decoder error was raised: go on at the next member that starts a record.
+                if not (<object>self)._resume():
+                    self._done = True
             if self._current_ref is not None:
                 self._c_finish_current()
             if self._done:
@@ -331,6 +345,8 @@ cdef class ReaderCore:
             else:
                 record = (<object>self)._read_head()
             if record is None:
+                if (<object>self)._resume():
+                    continue  # lenient: the decoder stopped at damage; resynced past it
                 self._done = True
                 (<object>self)._report_end()
                 return None
@@ -446,13 +462,16 @@ cdef class ReaderCore:
         if cls is None:
             cls = record_class(wtype or "")
         cl_msg = None
-        if cl_text is None or not cl_text.isdigit() and not cl_text.strip().isdigit():
+        if cl_text is not None and not cl_text.isdigit():
+            cl_text = cl_text.strip(" \t")
+        # Only ASCII digits are a number in WARC (str.isdigit() also takes "²", "١٢").
+        if cl_text is None or not (cl_text.isdigit() and cl_text.isascii()):
             cl_msg = "Content-Length is missing" if cl_text is None else f"Content-Length {cl_text!r} is not a number"
             if not lenient:
                 raise RecordParseError(cl_msg, offset=offset, source=self.name)
             cl = 0
         else:
-            pycl = int(cl_text)
+            pycl = int(cl_text) if len(cl_text.lstrip("0")) <= 19 else MAX_CONTENT_LENGTH + 1  # (int() takes ≤ 4300 digits)
             if pycl > MAX_CONTENT_LENGTH:
                 raise RecordParseError(f"Content-Length {cl_text!r} is too large", offset=offset, source=self.name)
             cl = pycl

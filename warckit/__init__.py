@@ -7,6 +7,7 @@ from .digests import Digest, Digester
 from .errors import (
     ChunkedEncodingError,
     CompressionError,
+    DecompressionBombError,
     DigestMismatchError,
     DuplicateHeaderError,
     HeaderParseError,
@@ -93,6 +94,7 @@ __all__ = [
     "ArchiveReader",
     "ChunkedEncodingError",
     "CompressionError",
+    "DecompressionBombError",
     "Continuation",
     "Conversion",
     "CrawlLogEntry",

@@ -1,31 +1,80 @@
-"""Write an output file under a temporary name and rename it into place when complete.
+"""Create output files safely: exclusive creation, temporary names, rename into place.
 
-Readers of the output never see half a file, and a failed run leaves the old one. When the
-output is not a regular file (``/dev/null``, a named pipe, a terminal) it is written in
-place instead: renaming a file over ``/dev/null`` would replace the device itself.
+Every file warckit writes is created with :func:`create_exclusive` (``O_CREAT|O_EXCL|
+O_NOFOLLOW``): a file or symlink already at the name makes the creation fail, so a
+symlink planted at a temporary name can never redirect the data to its target.
+
+:func:`replacing` writes an output under a fresh temporary name next to it and renames
+it into place when complete: readers of the output never see half a file, and a failed
+run leaves the old one. When the output is not a regular file (``/dev/null``, a named
+pipe, a terminal) it is written in place instead: renaming a file over ``/dev/null``
+would replace the device itself.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import stat
 from collections.abc import Iterator
 from typing import BinaryIO
 
-__all__ = ["replacing"]
+__all__ = ["create_exclusive", "open_exclusive", "replacing", "temporary_name"]
+
+_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+          | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+#: Fresh temporary names tried before giving up (each collision means a file or link
+#: already sits at a random name: someone is planting them).
+_ATTEMPTS = 100
+
+
+def create_exclusive(path: str | os.PathLike[str], mode: int = 0o666) -> int:
+    """Create *path* for writing and return its descriptor; never follows or reuses
+    anything already there.
+
+    Raises:
+        FileExistsError: a file, directory or symlink (even a dangling one) is at *path*.
+    """
+    return os.open(path, _FLAGS, mode)
+
+
+def open_exclusive(path: str | os.PathLike[str], *, buffering: int = -1) -> BinaryIO:
+    """:func:`create_exclusive` as a binary file object (``buffering=0``: unbuffered)."""
+    fd = create_exclusive(path)
+    try:
+        return os.fdopen(fd, "wb", buffering=buffering)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def temporary_name(path: str, suffix: str) -> str:
+    """A fresh temporary name next to *path*: ``path.<random>suffix``."""
+    return f"{path}.{secrets.token_hex(4)}{suffix}"
+
+
+def _create_temporary(dst: str, suffix: str) -> tuple[BinaryIO, str]:
+    for _ in range(_ATTEMPTS):
+        tmp = temporary_name(dst, suffix)
+        try:
+            return open_exclusive(tmp), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{dst}: no free temporary name after {_ATTEMPTS} attempts "
+                          f"(something keeps creating files next to it)")
 
 
 @contextlib.contextmanager
-def replacing(
-    path: str | os.PathLike[str], suffix: str = ".tmp", *, exclusive: bool = False
-) -> Iterator[BinaryIO]:
+def replacing(path: str | os.PathLike[str], suffix: str = ".tmp") -> Iterator[BinaryIO]:
     """Open *path* for binary writing; the data replaces it only if the block succeeds.
+
+    The data goes to a new file ``path.<random>suffix`` created exclusively (never an
+    existing file or symlink), renamed over *path* at the end and removed on failure.
 
     Args:
         path: The output file.
-        suffix: Added to *path* for the temporary file.
-        exclusive: Refuse to reuse an existing temporary file (``open(..., "xb")``).
+        suffix: Ends the temporary file's name.
     """
     dst = os.fspath(path)
     try:
@@ -33,12 +82,12 @@ def replacing(
     except FileNotFoundError:
         special = False
     if special:
-        with open(dst, "wb") as out:
-            yield out
+        with open(dst, "wb") as plain:
+            yield plain
         return
-    tmp = dst + suffix
+    out, tmp = _create_temporary(dst, suffix)
     try:
-        with open(tmp, "xb" if exclusive else "wb") as out:
+        with out:
             yield out
         os.replace(tmp, dst)
     except BaseException:

@@ -10,7 +10,8 @@ __all__ = ["format_warc_date", "parse_arc_date", "parse_warc_date", "to_14_digit
 # WARC 1.1 §5.4: w3c-iso8601 at any W3CDTF granularity, fraction 1-9 digits.
 _W3C = re.compile(
     r"(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?"
-    r"(Z|[+-]\d{2}:?\d{2})?)?)?)?\Z"
+    r"(Z|[+-]\d{2}:?\d{2})?)?)?)?\Z",
+    re.ASCII,  # (only ASCII digits are digits in a WARC-Date, not "٢٠٢٤")
 )
 
 
@@ -45,7 +46,7 @@ def parse_warc_date(text: str) -> datetime | None:
             sign = 1 if tz[0] == "+" else -1
             digits = tz[1:].replace(":", "")
             dt -= sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
-    except ValueError:
+    except (ValueError, OverflowError):  # (OverflowError: a leap second or offset past year 1..9999)
         return None
     return dt
 
@@ -53,7 +54,7 @@ def parse_warc_date(text: str) -> datetime | None:
 def parse_arc_date(text: str) -> datetime | None:
     """Parse an ARC archive-date (``YYYYMMDDhhmmss``, GMT; longer forms truncated)."""
     digits = text.strip()
-    if not digits.isdigit() or len(digits) < 4:
+    if not (digits.isascii() and digits.isdigit()) or len(digits) < 4:
         return None
     digits = digits[:14].ljust(14, "0")
     try:

@@ -40,7 +40,7 @@ __all__ = ["FRAMING_ERRORS", "FileReport", "RecordReport", "check_file", "check_
 #: Reader recoveries that are errors in the file (all others are warnings).
 FRAMING_ERRORS = frozenset({
     "bad-version", "bad-content-length", "truncated-block", "short-trailer", "missing-trailer",
-    "skipped-garbage", "trailing-garbage", "truncated-member", "truncated-head",
+    "skipped-garbage", "trailing-garbage", "truncated-member", "damaged-member", "truncated-head",
 })
 
 #: What a file cut inside its last record (or a damaged last gzip member) also causes

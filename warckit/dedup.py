@@ -161,6 +161,22 @@ def _urlkey(url: str) -> str:
         return url
 
 
+def _sql_text(text: str | None) -> str | None:
+    """*text* as SQLite can store it (UTF-8): bytes a file did not decode, kept as
+    surrogates, become ``%XX`` (how a URL spells a raw byte), other lone surrogates U+FFFD."""
+    if text is None or text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join(
+            (f"%{ord(c) - 0xDC00:02X}" if 0xDC80 <= ord(c) <= 0xDCFF else "\ufffd")
+            if 0xD800 <= ord(c) <= 0xDFFF else c
+            for c in text
+        )
+    return text
+
+
 def _sortdate(date: datetime) -> str:
     return format_warc_date(date, precision="microseconds")
 
@@ -300,6 +316,9 @@ class DedupIndex:
                 date_text = format_warc_date(when, precision="seconds")
         if when is None:
             return False
+        url, record_id, filename, mime, date_text, source = (  # type: ignore[assignment]
+            _sql_text(t) for t in (url, record_id, filename, mime, date_text, source)
+        )
         self._db.execute(
             "INSERT INTO capture (digest, url, urlkey, date, sortdate, record_id, filename, "
             "offset, length, mime, status, source) VALUES (?,?,?,?,?,?,?,?,?,?,?,?) "
@@ -460,7 +479,7 @@ class DedupIndex:
             sql += " ORDER BY sortdate DESC, id DESC LIMIT 1"
         else:
             sql += " ORDER BY sortdate, id LIMIT 1"
-        row = self._db.execute(sql, tuple(args)).fetchone()
+        row = self._db.execute(sql, tuple(_sql_text(a) if isinstance(a, str) else a for a in args)).fetchone()
         if row is None:
             return None
         url, date, digest, rid, filename, offset, length, mime, status, source = row

@@ -12,6 +12,7 @@ from ._frozen import Frozen
 __all__ = [
     "ChunkedEncodingError",
     "CompressionError",
+    "DecompressionBombError",
     "DigestMismatchError",
     "DuplicateHeaderError",
     "HeaderParseError",
@@ -140,6 +141,10 @@ class ChunkedEncodingError(ParseError):
 
 class CompressionError(ParseError):
     """A gzip member or zstd frame is damaged, truncated, or misaligned with records."""
+
+
+class DecompressionBombError(CompressionError):
+    """Decoded content grew past the limit the caller set (``max_decoded``)."""
 
 
 class DuplicateHeaderError(WarckitError, ValueError):

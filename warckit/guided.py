@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -150,6 +151,11 @@ class WrittenRecord:
         settle = self._settle
         if settle is not None:
             settle()
+            # Not placed after all: writing it failed (possibly in another thread,
+            # meanwhile); this raises that error rather than returning no location.
+            settle = self._settle
+            if settle is not None:
+                settle()
 
     @property
     def filename(self) -> str:
@@ -354,8 +360,11 @@ class _Series:
 class WarcWriter:
     """Write valid WARC files: warcinfo first, mandatory fields filled, rules enforced.
 
-    Not thread-safe: use one writer per thread (or a lock). Not fork-safe while
-    records are in flight: :meth:`flush` before forking.
+    Safe to share between threads (a crawler's workers): each record's body is read
+    and hashed in the calling thread, then the record is placed under the writer's
+    lock, so records go into the files whole, one after the other (a thread's records
+    in its call order), and every :class:`WrittenRecord` location is exact. Not
+    fork-safe while records are in flight: :meth:`flush` before forking.
 
     Args:
         directory: Output directory (created, with its parents, if missing).
@@ -453,6 +462,10 @@ class WarcWriter:
         self.host = host or socket.gethostname()
         self._warcinfo_fields = self._info_fields(items)
         self._closed = False
+        # Held while records are placed (and while anything reads or changes the
+        # files, the series or the records in flight); reentrant, because a
+        # WrittenRecord's location settles through it.
+        self._lock = threading.RLock()
         # Records whose blocks the worker thread is compressing, oldest first:
         # (series, encode, sink, record); written, in order, before anything else is.
         self._pending: deque[tuple[_Series, Any, BlockSink, WrittenRecord]] = deque()
@@ -496,17 +509,34 @@ class WarcWriter:
     @property
     def files(self) -> list[str]:
         """Paths of the files finished so far (all of them after :meth:`close`)."""
-        self._settle()
-        out: list[str] = []
-        for s in self._series.values():
-            out += s.rolling.closed_files
-        return out
+        with self._lock:
+            self._settle()
+            out: list[str] = []
+            for s in self._series.values():
+                out += s.rolling.closed_files
+            return out
 
     @property
     def open_files(self) -> list[str]:
         """Paths (with ``.open``) of the files being written now."""
-        self._settle()
-        return [s.rolling.path + ".open" for s in self._series.values() if s.rolling.path]
+        with self._lock:
+            self._settle()
+            return [s.rolling.path + ".open" for s in self._series.values() if s.rolling.path]
+
+    @property
+    def issues(self) -> list[Issue]:
+        """Records that failed to be written (e.g. disk full), oldest first: what was
+        cut off again, and files left with their ``.open`` name (see
+        :attr:`abandoned_files`)."""
+        with self._lock:
+            return [i for s in self._series.values() for i in s.rolling.issues]
+
+    @property
+    def abandoned_files(self) -> list[str]:
+        """Files left with their ``.open`` name: their last record is torn and could
+        not be cut off. Empty unless writing failed and the file could not be cut."""
+        with self._lock:
+            return [p for s in self._series.values() for p in s.rolling.abandoned_files]
 
     # -- small helpers ------------------------------------------------------------------
 
@@ -588,10 +618,16 @@ class WarcWriter:
         if block is not None and not isinstance(block, (bytes, bytearray, memoryview)):
             raise UsageError(f"warcinfo(): block must be bytes, not {type(block).__name__}")
         _args.check_str("warcinfo", "content_type", content_type)
-        self._settle()
-        series = self._series["main"]
         if block is None:
             block = self._warcinfo_block(items or [])
+        with self._lock:
+            return self._warcinfo_locked(block, content_type)
+
+    def _warcinfo_locked(self, block: bytes, content_type: str) -> WrittenRecord:
+        if self._closed:
+            raise UsageError("the writer is closed")
+        self._settle()
+        series = self._series["main"]
         if not series.rolling.is_open:
             series.rolling.open_new()
         rid, enc, meta = self._warcinfo_record(series, series.rolling.filename, block, content_type)
@@ -684,6 +720,7 @@ class WarcWriter:
                 payload_d.update(data)
 
         kept = False
+        locked = False
         try:
             # While a gzip sink holds the block in memory, hashing waits until the block
             # is complete: with a backend other than libdeflate its compression then
@@ -720,6 +757,12 @@ class WarcWriter:
                     convention = "legacy"
                 pd_text = self._format_hash(payload_d)
             length = sink.length
+            # The body is read: place the record under the lock (records whole, one
+            # after the other, with exact offsets, whatever other threads do).
+            self._lock.acquire()
+            locked = True
+            if self._closed:
+                raise UsageError("the writer is closed")
             if segmenting and self.segment_size is not None and length > self.segment_size:
                 return self._emit_segmented(series, sink, build, rid, rtype, target_uri, wdate,
                                             pd_text, convention)
@@ -758,6 +801,8 @@ class WarcWriter:
         finally:
             if not kept:
                 sink.close()
+            if locked:
+                self._lock.release()
         return WrittenRecord(rid, rtype, target_uri, wdate, filename,
                              os.path.join(self.directory, filename), offset, size, bd, pd_text,
                              1, convention)
@@ -772,12 +817,15 @@ class WarcWriter:
 
     def _settle(self, until: WrittenRecord | None = None) -> None:
         """Write the pending records, in order: all, or up to and including *until*."""
-        pending = self._pending
-        while pending:
-            record = pending[0][3]
-            self._write_pending()
-            if record is until:
-                return
+        with self._lock:
+            pending = self._pending
+            while pending:
+                if until is not None and until._settle is None:
+                    return  # placed meanwhile (by another thread)
+                record = pending[0][3]
+                self._write_pending()
+                if record is until:
+                    return
 
     def _write_pending(self) -> None:
         series, encode, sink, record = self._pending.popleft()
@@ -1243,7 +1291,6 @@ class WarcWriter:
         Raises:
             ValidationError: the record breaks a rule; nothing was written.
         """
-        self._settle()
         series = self._series["main"]
         raw_head: bytes | None = None
         if record is not None:
@@ -1256,7 +1303,12 @@ class WarcWriter:
         version = version or self.version
         head, sink = prepare_given(series.encoder, headers, block, version, validate, raw_head)
         try:
-            filename, offset, size = self._place(series, lambda _wid: series.encoder.encode(head, sink))
+            with self._lock:
+                if self._closed:
+                    raise UsageError("the writer is closed")
+                self._settle()
+                filename, offset, size = self._place(
+                    series, lambda _wid: series.encoder.encode(head, sink))
         finally:
             sink.close()
         pd = headers.first("WARC-Payload-Digest")
@@ -1268,28 +1320,52 @@ class WarcWriter:
     # -- lifecycle ----------------------------------------------------------------------
 
     def flush(self) -> None:
-        """Flush every open file to the operating system."""
-        self._settle()
-        for s in self._series.values():
-            s.rolling.flush()
+        """Write the records in flight: every record returned so far is then in its
+        file (files are unbuffered)."""
+        with self._lock:
+            self._settle()
+            for s in self._series.values():
+                s.rolling.flush()
 
     def roll(self) -> None:
         """Close the current files now; the next record starts new ones."""
-        self._settle()
-        for s in self._series.values():
-            s.rolling.close()
-
-    def close(self) -> None:
-        """Finish every file (fsync unless disabled, drop ``.open``)."""
-        if self._closed:
-            return
-        try:
+        with self._lock:
             self._settle()
-        finally:
-            self._closed = True
             for s in self._series.values():
                 s.rolling.close()
-                s.encoder.close()
+
+    def close(self) -> None:
+        """Finish every file (fsync unless disabled, drop ``.open``).
+
+        Records still in flight are written first. If one of them fails, the records
+        behind it are not written (their :class:`WrittenRecord` location raises the
+        error), the files are still finished, and the error is raised. A file gets
+        its final name only if it ends at a complete record (see :attr:`issues`).
+        """
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            try:
+                self._settle()
+            except BaseException as exc:
+                self._abandon_pending(exc)
+                raise
+            finally:
+                for s in self._series.values():
+                    try:
+                        s.rolling.close()
+                    finally:
+                        s.encoder.close()
+
+    def _abandon_pending(self, exc: BaseException) -> None:
+        """Drop the records in flight after a failure: asking them for their location
+        raises *exc*."""
+        while self._pending:
+            _series, _encode, sink, record = self._pending.popleft()
+            sink.close()
+            object.__setattr__(record, "_settle", partial(_reraise, exc))
+        self._pending_bytes = 0
 
     def __del__(self) -> None:
         # A writer dropped without close(): its records in flight still reach the

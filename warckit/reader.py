@@ -11,13 +11,21 @@ import bisect
 import io
 import os
 import weakref
+import zlib
 from collections.abc import Callable, Collection, Iterator
 from typing import IO, TYPE_CHECKING, Any, BinaryIO
 
-from ._compression import ZSTD_DICT_MAGIC, PlainDecoder, make_decoder, sniff_compression
+from ._compression import (
+    MAX_DICTIONARY,
+    ZSTD_DICT_MAGIC,
+    PlainDecoder,
+    make_decoder,
+    sniff_compression,
+)
 from ._cpus import cpu_count
 from ._speedups import load
 from .errors import (
+    CompressionError,
     HeaderParseError,
     Issue,
     ParseError,
@@ -26,14 +34,22 @@ from .errors import (
 )
 from .records import ArcRecord, WarcRecord
 
-__all__ = ["ArchiveReader", "WarningHandler", "open_archive", "read_payload_range", "read_record_at"]
+__all__ = ["RECORDS_LOST", "ArchiveReader", "WarningHandler", "open_archive", "read_payload_range", "read_record_at"]
 
 if TYPE_CHECKING:
     from ._speedups._readercore_py import ReaderCore as _ReaderCore
 else:
     _ReaderCore = load("readercore").ReaderCore
+_MAX_CONTENT_LENGTH: int = load("readercore").MAX_CONTENT_LENGTH
 
 WarningHandler = Callable[[Issue], None]
+_SKIPPED = object()  # (an ARC line skipped in lenient mode: read on)
+
+#: Issue codes of lenient recoveries that skipped or cut records (data was lost).
+RECORDS_LOST = frozenset({
+    "damaged-member", "truncated-member", "trailing-garbage", "skipped-garbage", "truncated-block",
+    "truncated-head",
+})
 
 #: Default cap on the size of one record head (version line + fields).
 MAX_HEADER_SIZE = 1 << 20
@@ -42,6 +58,13 @@ MAX_ARC_LINE = 1 << 16
 
 #: Whether readers inflate gzip files ahead on a thread by default.
 _READAHEAD_DEFAULT = cpu_count() > 1 and os.environ.get("WARCKIT_READAHEAD", "1") != "0"
+
+#: A gzip member's first bytes (magic, CM = deflate): where a resync may start.
+_MEMBER_MAGIC = b"\x1f\x8b\x08"
+#: Compressed bytes inflated, and bytes of output looked at, to tell whether a
+#: member found by a resync starts a record.
+_PROBE_IN = 1 << 16
+_PROBE_OUT = 4096
 
 _ARC_V1 = ("url", "ip", "date", "mime", "length")
 _ARC_V2 = ("url", "ip", "date", "mime", "status", "checksum", "location", "offset", "filename", "length")
@@ -121,6 +144,7 @@ class ArchiveReader(_ReaderCore):
             readahead = self._own and _chunk is None and _READAHEAD_DEFAULT
         kwargs["readahead"] = readahead
         kwargs["direct"] = _chunk is None
+        self._dec_kwargs = kwargs
         self._dec: Any = make_decoder(self._f, self.compression, **kwargs)
         if self.compression == "zstd" and offset and self._f.seekable():
             self._load_zstd_dictionary(offset)
@@ -147,6 +171,8 @@ class ArchiveReader(_ReaderCore):
         self.arc_version: str | None = None
         self.issues: list[Issue] = []
         self._done = False
+        self._broken = False
+        self._broken_error: CompressionError | None = None
 
     # -- file plumbing ----------------------------------------------------------------
 
@@ -172,7 +198,7 @@ class ArchiveReader(_ReaderCore):
         head = f.read(8)
         if head[:4] == ZSTD_DICT_MAGIC and len(head) == 8:
             size = int.from_bytes(head[4:8], "little")
-            self._dec._load_dictionary(head + f.read(size))
+            self._dec._load_dictionary(head + f.read(min(size, MAX_DICTIONARY)))
         f.seek(offset)
 
     def close(self) -> None:
@@ -340,6 +366,112 @@ class ArchiveReader(_ReaderCore):
                 self._pos = len(self._buf)
                 return skipped
 
+    # -- damaged gzip members ------------------------------------------------------------
+
+    def _dec_failed(self, exc: CompressionError) -> None:
+        """The decoder raised *exc* (strict mode): the next record is looked for past it."""
+        if self.compression == "gzip" and exc.offset is not None:
+            self._broken = True
+            self._broken_error = exc
+
+    def _resume(self) -> bool:
+        """Go on at the next gzip member that starts a record, past a damaged one.
+
+        Called when a strict decoder error was raised, and (lenient) where the decoded
+        stream ends. True: the reader now reads from that member; False: nothing to
+        resume (no damage, no such member, or the input cannot seek).
+        """
+        dec = self._dec
+        if self._broken:
+            exc = self._broken_error
+            assert exc is not None and exc.offset is not None
+            self._broken = False
+            self._broken_error = None
+            damaged, reason, code = exc.offset, exc.message, "damaged-member"
+            if self._current_ref is not None:  # the record the damage cut: abandoned
+                self._gen += 1
+                self._current_ref = None
+                self._cur_block_left = 0
+        elif self.compression == "gzip" and getattr(dec, "truncated_member", None) is not None:
+            damaged, reason = dec.truncated_member, dec.stop_reason
+            code = "damaged-member"
+        elif self.compression == "gzip" and getattr(dec, "trailing_garbage", None) is not None:
+            damaged, reason, code = dec.trailing_garbage, dec.stop_reason, "skipped-garbage"
+        else:
+            return False
+        found = self._next_record_member(damaged)
+        if found is None:
+            if not self.lenient:
+                self._warn(code, f"{reason}; no gzip member that starts a record follows", damaged)
+            return False  # (lenient: _report_end reports it as before)
+        self._warn(
+            code,
+            f"{reason}; skipped bytes {damaged}-{found} ({found - damaged} bytes) to the next "
+            "gzip member that starts a record",
+            damaged,
+        )
+        close = getattr(dec, "close", None)
+        if close is not None:
+            close()
+        self._f.seek(found)
+        kwargs = dict(self._dec_kwargs, start=found)
+        self._dec = make_decoder(self._f, self.compression, **kwargs)
+        self._dec_skip = getattr(self._dec, "skip", None)
+        self._base += len(self._buf)
+        self._buf = b""
+        self._pos = 0
+        if self._bstream[-1] == self._base:
+            self._bfile[-1] = found
+        else:
+            self._bstream.append(self._base)
+            self._bfile.append(found)
+        self._eof = False
+        self._done = False
+        return True
+
+    def _next_record_member(self, damaged: int) -> int | None:
+        """Offset of the first gzip member after *damaged* whose data begins with a record
+        head (``WARC/``, or an ARC URL-record line for ARC files); None if there is none."""
+        f = self._f
+        try:
+            if not f.seekable():
+                return None
+        except (AttributeError, ValueError):
+            return None
+        block = 1 << 20
+        at = damaged + 1
+        while True:
+            f.seek(at)
+            data: bytes = f.read(block + 2)
+            i = data.find(_MEMBER_MAGIC)
+            while i >= 0:
+                if self._starts_record(at + i):
+                    return at + i
+                i = data.find(_MEMBER_MAGIC, i + 1)
+            if len(data) < block + 2:
+                return None
+            at += block
+
+    def _starts_record(self, offset: int) -> bool:
+        """Whether the gzip member at *offset* inflates to a record head (its first bytes)."""
+        self._f.seek(offset)
+        d = zlib.decompressobj(31)
+        try:
+            out = d.decompress(self._f.read(_PROBE_IN), _PROBE_OUT)
+        except zlib.error:
+            return False
+        if self.format != "arc" and out[:5].upper() == b"WARC/":
+            return True
+        if self.format != "warc":
+            if out.startswith(b"filedesc:"):
+                return True
+            line = out.split(b"\n", 1)[0].rstrip(b"\r")
+            for legend in (self._arc_legend, _ARC_V1, _ARC_V2):
+                fields = _arc_fields(line, legend)
+                if fields is not None and fields["length"].isdigit():
+                    return True
+        return False
+
     # -- record heads ------------------------------------------------------------------------
 
     def _report_end(self) -> None:
@@ -349,7 +481,12 @@ class ArchiveReader(_ReaderCore):
             self._warn("trailing-garbage", "bytes after the last gzip member are not gzip", garbage)
         truncated = getattr(dec, "truncated_member", None)
         if truncated is not None:
-            self._warn("truncated-member", "the last gzip member is truncated or damaged", truncated)
+            reason = getattr(dec, "stop_reason", None) or "gzip member is truncated"
+            if reason.startswith("gzip member is truncated"):
+                self._warn("truncated-member", "the last gzip member is truncated", truncated)
+            else:
+                self._warn("damaged-member", f"{reason}; no gzip member that starts a record follows",
+                           truncated)
 
     def _at_eof(self) -> bool:
         return not self._ensure(1)
@@ -439,6 +576,14 @@ class ArchiveReader(_ReaderCore):
     # -- ARC ----------------------------------------------------------------------------------
 
     def _read_arc_head(self) -> WarcRecord | None:
+        # (A loop, not recursion: lenient reading may skip any number of bad lines.)
+        while True:
+            record = self._read_arc_head_once()
+            if record is not _SKIPPED:
+                return record  # type: ignore[return-value]
+
+    def _read_arc_head_once(self) -> WarcRecord | None | object:
+        """The next ARC record, ``None`` at the end, or ``_SKIPPED`` after a bad line (lenient)."""
         # Tolerate blank lines between records (the <nl> before each URL-record).
         while True:
             if not self._ensure(1):
@@ -472,7 +617,7 @@ class ArchiveReader(_ReaderCore):
             other = _ARC_V2 if legend is _ARC_V1 else _ARC_V1
             fields = _arc_fields(text, other)
         issue = None
-        if fields is None or not fields["length"].isdigit():
+        if fields is None or not _arc_length_ok(fields["length"]):
             if not self.lenient:
                 raise RecordParseError(
                     f"bad ARC URL-record line {text[:60]!r}", offset=offset, source=self.name
@@ -480,8 +625,10 @@ class ArchiveReader(_ReaderCore):
             if fields is None:
                 skipped = self._skip_arc_garbage()
                 self._warn("arc-bad-line", f"skipped {skipped} bytes of unparsable ARC data", offset)
-                return self._read_arc_head() if not self._at_eof() else None
-            issue = f"ARC length {fields['length']!r} is not a number; block taken up to the next record"
+                return _SKIPPED if not self._at_eof() else None
+            length = fields["length"]
+            what = "is too large" if length.isascii() and length.isdigit() else "is not a number"
+            issue = f"ARC length {length!r} {what}; block taken up to the next record"
         self._pos += len(raw_line)
         if issue is None:
             cl = int(fields["length"])
@@ -552,6 +699,12 @@ class ArchiveReader(_ReaderCore):
         n = (nl + 1 if nl >= 0 else len(self._buf)) - self._pos
         self._pos += n
         return n
+
+
+def _arc_length_ok(text: str) -> bool:
+    """ASCII digits, and no more than any file can hold (the reader core's limit)."""
+    digits = text.lstrip("0")
+    return text.isascii() and text.isdigit() and len(digits) <= 19 and int(digits or 0) <= _MAX_CONTENT_LENGTH
 
 
 def _arc_fields(line: bytes, legend: tuple[str, ...]) -> dict[str, str] | None:

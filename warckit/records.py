@@ -570,8 +570,12 @@ class WarcRecord:
         """The payload as stored: the block after the HTTP head (still chunked, if it was)."""
         return BlockStream(self, self.payload_offset())
 
-    def content_stream(self, *, decode_content: bool = False) -> io.RawIOBase:
+    def content_stream(
+        self, *, decode_content: bool = False, max_decoded: int | None = None
+    ) -> io.RawIOBase:
         """The payload with chunked transfer-encoding removed.
+
+        Decoding streams in bounded memory whatever the compression ratio.
 
         A body declared chunked whose first line is not a chunk size is served as
         stored and reported as ``not-chunked`` (both modes); damage after a valid
@@ -581,11 +585,15 @@ class WarcRecord:
 
         Args:
             decode_content: Also remove Content-Encoding (gzip, deflate, br, zstd).
+            max_decoded: With *decode_content*, raise
+                :class:`~warckit.errors.DecompressionBombError` once a decoded layer
+                grows past this many bytes (default: no limit).
 
         Raises:
             ChunkedEncodingError: strict reading and the chunked coding breaks after its
                 first chunk, or the content coding cannot be decoded; like every
                 error raised while a body streams, it names the record's source and offset.
+            DecompressionBombError: a decoded layer grew past *max_decoded*.
         """
         from ._chunked import ChunkedReader, DecodingReader
 
@@ -600,7 +608,9 @@ class WarcRecord:
             )
         if decode_content:
             for coding in reversed(h.content_encodings()):
-                stream = DecodingReader(stream, coding, source=self.source, offset=self.offset)
+                stream = DecodingReader(
+                    stream, coding, max_decoded=max_decoded, source=self.source, offset=self.offset
+                )
         return stream  # type: ignore[no-any-return]
 
     def _report(self, code: str, message: str) -> None:
@@ -644,9 +654,10 @@ class WarcRecord:
 
 def _content_length(headers: Headers) -> int:
     value = headers.first("Content-Length")
-    if value is None or not value.strip().isdigit():
+    if value is None:
         return 0
-    return int(value)
+    value = value.strip(" \t")
+    return int(value) if value.isdigit() and value.isascii() else 0
 
 
 def _digest(value: str | None) -> Digest | None:
@@ -661,8 +672,8 @@ def _digest(value: str | None) -> Digest | None:
 def _int(value: str | None) -> int | None:
     if value is None:
         return None
-    value = value.strip()
-    return int(value) if value.isdigit() else None
+    value = value.strip(" \t")
+    return int(value) if value.isdigit() and value.isascii() else None
 
 
 class Warcinfo(WarcRecord):

@@ -66,9 +66,9 @@ _MEDIA_TYPE = re.compile(
     r"(?:[ \t]*;[ \t]*[!#$%&'*+\-.^_`|~0-9A-Za-z]+=(?:[!#$%&'*+\-.^_`|~0-9A-Za-z]+|\"(?:[^\"\\]|\\.)*\"))*"
     r"[ \t]*;?[ \t]*\Z"
 )
-_DATE_10 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\Z")
+_DATE_10 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\Z", re.ASCII)  # (\d: ASCII digits only)
 _DATE_11 = re.compile(
-    r"\d{4}(?:-\d{2}(?:-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?Z)?)?)?\Z"
+    r"\d{4}(?:-\d{2}(?:-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?Z)?)?)?\Z", re.ASCII
 )
 _TRUNCATED = frozenset({"length", "time", "disconnect", "unspecified"})
 

@@ -547,6 +547,7 @@ class RecordEncoder:
         else:
             self.level = level or 3
         self._worker: Any = None
+        self._worker_lock = threading.Lock()
         self._head_mod = _stream_module(self.backend)
         self._head_level = _stream_level(self.backend, self.level, self._head_mod)
         self.zstd_dictionary = zstd_dictionary
@@ -575,7 +576,9 @@ class RecordEncoder:
         is libdeflate and *threads* is on); started on first use, stopped by :meth:`close`."""
         if self._worker is None and self.threads and self.compression == "gzip" \
                 and self.backend == "libdeflate":
-            self._worker = _blockdeflate.Worker()
+            with self._worker_lock:  # threads filling sinks at once share one worker
+                if self._worker is None:
+                    self._worker = _blockdeflate.Worker()
         return self._worker
 
     def close(self) -> None:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import gzip
 import io
 
+import pytest
 from corpus_paths import CORPUS
+from fuzz.seeds import SEEDS, inner, recompress
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -25,13 +27,15 @@ def _mutate(data: bytes, edits: list[tuple[int, int, bytes]]) -> bytes:
     return bytes(buf)
 
 
-def _consume(data: bytes, lenient: bool) -> int:
+def _consume(data: bytes, lenient: bool, decode: bool = False) -> int:
     n = 0
     with warckit.open(io.BytesIO(data), lenient=lenient, max_header_size=1 << 16) as reader:
         for rec in reader:
             n += 1
             rec.http  # noqa: B018
-            stream = rec.content_stream(decode_content=False)
+            if rec.format == "warc":
+                rec.date  # noqa: B018
+            stream = rec.content_stream(decode_content=decode, max_decoded=1 << 22)
             while stream.read(4096):
                 pass
             assert n < 10_000
@@ -64,3 +68,19 @@ def test_arbitrary_bytes(data: bytes) -> None:
             _consume(b"WARC/1.1\r\n" + data, lenient)
         except WarckitError:
             pass
+
+
+@pytest.mark.parametrize("name", sorted(SEEDS))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(edits=_edits, lenient=st.booleans(), inside=st.booleans())
+def test_mutated_seeds_of_every_container_raise_only_warckit_errors(
+    name: str, edits: list[tuple[int, int, bytes]], lenient: bool, inside: bool
+) -> None:
+    """Plain, gzip per record, whole-file gzip, zstd (with and without a dictionary), ARC,
+    gzipped ARC: damaged outside the compression, or inside it and recompressed."""
+    seed = SEEDS[name]
+    data = recompress(name, _mutate(inner(name, seed), edits)) if inside else _mutate(seed, edits)
+    try:
+        _consume(data, lenient, decode=True)
+    except WarckitError:
+        pass

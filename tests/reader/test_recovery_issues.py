@@ -39,6 +39,7 @@ _FD_BODY = b"1 0 test\nURL IP-address Archive-date Content-type Archive-length\n
 FD = _arc_line(b"filedesc://t.arc", str(len(_FD_BODY)).encode()).replace(b"1.2.3.4", b"0.0.0.0") + _FD_BODY + b"\n"
 R = _arc_line(b"http://example.com/", b"5") + b"hello\n"  # 62 bytes
 GZ_REC = gzip.compress(_rec(b"x" * 100), mtime=0)
+GA = gzip.compress(A, mtime=0)
 
 #: (case, file name, data, expected issues as (code, offset, message), offsets of the
 #: records each issue belongs to (None: it belongs to no record)).
@@ -67,8 +68,11 @@ CASES: list[tuple[str, str, bytes, list[tuple[str, int, str]], list[int | None]]
      [None]),
     ("truncated-member", "t.warc.gz", gzip.compress(A, mtime=0) + GZ_REC[:-12],
      [("truncated-block", len(gzip.compress(A, mtime=0)), "file ends inside the block (99 bytes missing)"),
-      ("truncated-member", len(gzip.compress(A, mtime=0)), "the last gzip member is truncated or damaged")],
+      ("truncated-member", len(gzip.compress(A, mtime=0)), "the last gzip member is truncated")],
      [len(gzip.compress(A, mtime=0)), None]),
+    ("damaged-member", "t.warc.gz", GA + GA[:-8] + bytes([GA[-8] ^ 1]) + GA[-7:] + GA,
+     [("damaged-member", len(GA), f"gzip member is damaged (incorrect checksum); skipped bytes {len(GA)}-"
+       f"{2 * len(GA)} ({len(GA)} bytes) to the next gzip member that starts a record")], [None]),
     ("arc-no-version-block", "t.arc", R + R,
      [("arc-no-version-block", 0, "ARC file has no filedesc:// version block")], [None]),
     ("arc-bad-length", "t.arc", FD + _arc_line(b"http://example.com/", b"abc") + b"hello\n" + R,

@@ -72,7 +72,7 @@ def test_gzip_file_cut_inside_its_last_record_is_one_error(tmp_path: Path, cut: 
     report = check_file(path)
     errors = [i for i in report.issues if i.severity == "error"]
     assert [(i.code, i.offset) for i in errors] == [("truncated-member", last)]
-    assert errors[0].message.startswith("the last gzip member is truncated or damaged")
+    assert errors[0].message.startswith("the last gzip member is truncated")
     # Before the fold, a cut inside the block also gave short-trailer, multi-record-member
     # and digest mismatches on the same record.
     if cut >= 300:

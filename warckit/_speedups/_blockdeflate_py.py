@@ -12,6 +12,7 @@ compiled module's.
 
 from __future__ import annotations
 
+import threading
 import zlib
 from concurrent.futures import Future, ThreadPoolExecutor
 
@@ -47,9 +48,10 @@ def crc32(data: bytes | bytearray | memoryview, value: int = 0) -> int:
 class Job:
     """A block handed to a :class:`Worker`; :meth:`result` waits for it."""
 
-    __slots__ = ("_data", "_future", "_level", "_result")
+    __slots__ = ("_data", "_future", "_level", "_lock", "_result")
 
     def __init__(self, data: bytes, level: int, future: Future[bytes] | None) -> None:
+        self._lock = threading.Lock()
         self._data: bytes | None = data
         self._level = level
         self._future = future
@@ -64,17 +66,22 @@ class Job:
 
     def done(self) -> bool:
         """The worker has finished this job (:meth:`result` will not wait)."""
-        return self._result is not None or (self._future is not None and self._future.done())
+        future = self._future  # read once: another thread may settle the job meanwhile
+        return self._result is not None or (future is not None and future.done())
 
     def result(self) -> tuple[bytes, int]:
-        """``(raw deflate stream, CRC-32 of the input)``, waiting for the worker."""
+        """``(raw deflate stream, CRC-32 of the input)``, waiting for the worker.
+
+        Safe to call from several threads at once (all get the same result)."""
         if self._result is None:
-            assert self._future is not None and self._data is not None
-            # A job the pool has not started (all CPUs busy) is compressed here.
-            out = (deflate(self._data, self._level) if self._future.cancel()
-                   else self._future.result())
-            self._future = None
-            self._finish(out)
+            with self._lock:
+                if self._result is None:
+                    assert self._future is not None and self._data is not None
+                    # A job the pool has not started (all CPUs busy) is compressed here.
+                    out = (deflate(self._data, self._level) if self._future.cancel()
+                           else self._future.result())
+                    self._future = None
+                    self._finish(out)
         assert self._result is not None
         return self._result
 
@@ -84,6 +91,7 @@ class Worker:
 
     def __init__(self) -> None:
         self._pool: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
 
     def submit(self, data: bytes, level: int) -> Job:
         """Queue *data* for compression at *level* (0-12); return its :class:`Job`."""
@@ -91,12 +99,16 @@ class Worker:
             raise ValueError(f"libdeflate level {level} is out of range (0-12)")
         if len(data) < THREAD_MIN:
             return Job(data, level, None)
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="warckit-deflate")
-        return Job(data, level, self._pool.submit(deflate, data, level))
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=1,
+                                                thread_name_prefix="warckit-deflate")
+            future = self._pool.submit(deflate, data, level)
+        return Job(data, level, future)
 
     def close(self) -> None:
         """Finish the queued jobs and stop the thread (a later submit restarts it)."""
-        pool, self._pool = self._pool, None
+        with self._lock:
+            pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=True)

@@ -1,12 +1,15 @@
 """Pure-Python multi-member gzip decoder (the twin of ``_speedups/gzipmember.pyx``).
 
-One ``decompressobj`` per member (isal when available, else zlib); see
-:mod:`warckit._compression` for the decoder protocol.
+One ``decompressobj`` per member (isal when available, else zlib), inflated in the
+pieces :data:`STEP` describes so that a damaged member gives what the compiled twin
+gives; see :mod:`warckit._compression` for the decoder protocol.
 """
 
 from __future__ import annotations
 
+import re
 import zlib
+from collections import deque
 from types import ModuleType
 from typing import Any, BinaryIO
 
@@ -20,12 +23,44 @@ except ImportError:  # pragma: no cover - exercised only where isal is missing
 _ERRORS: tuple[type[BaseException], ...] = (zlib.error, _zlib.error)
 
 GZIP_MAGIC = b"\x1f\x8b"
+#: ISA-L's inflate error codes, worded as the compiled twin words them.
+_ERROR_TEXT = {
+    -1: "invalid deflate block",
+    -2: "invalid deflate symbol",
+    -3: "invalid lookback distance",
+    -4: "invalid gzip wrapper",
+    -5: "unsupported compression method",
+    -6: "incorrect checksum",
+}
+_ZLIB_TEXT = {"incorrect data check": -6, "incorrect header check": -4, "header crc mismatch": -4}
+
+
+def _reason(exc: BaseException) -> str:
+    """The inflater's error as the compiled twin words it (same ISA-L codes)."""
+    text = str(exc)
+    m = re.match(r"Error (-\d+) (?!while)", text)  # isal: "Error -6 Incorrect checksum found"
+    if m is not None and _zlib is not zlib:
+        return _ERROR_TEXT.get(int(m.group(1)), text)
+    return next((_ERROR_TEXT[c] for k, c in _ZLIB_TEXT.items() if k in text), text)
+
+
 #: Largest decompressed piece returned by one ``read()``.
 MAX_CHUNK = 1 << 20
 #: Compressed bytes read from the file at a time.
 IN_CHUNK = 1 << 18
-#: Compressed bytes handed to the inflater per call.
-_FEED = 1 << 14
+#: A member is inflated in *pieces*: a piece ends where the member's input reaches a
+#: step (every STEP compressed bytes from the member start) and all it gives is out,
+#: or where the piece has given PIECE bytes. Every inflate call is given the input up
+#: to the next step, no more and (but at the end of the file) no less. What a piece
+#: gives is handed out once the piece has ended without error (the rest of the member
+#: when it ends with a good CRC), so what a damaged member hands out depends only on
+#: the data, never on how input and output were cut nor on how far the inflater looks
+#: ahead. The compiled twin inflates in the same pieces.
+STEP = 1 << 15
+PIECE = 1 << 17
+#: ... but nothing of a member is handed out before its end unless its pieces gave at
+#: least this much: a damaged member smaller than that gives nothing.
+HOLD = 1 << 18
 
 
 class GzipDecoder:
@@ -72,8 +107,20 @@ class GzipDecoder:
         self.member_start = start
         #: Set when the input ended in trailing bytes that are not gzip (lenient stop).
         self.trailing_garbage: int | None = None
-        #: Set when the last member was cut off (lenient stop): its start offset.
+        #: Set when the last member was cut off or damaged (lenient stop): its start offset.
         self.truncated_member: int | None = None
+        #: Why decoding stopped early (lenient), as the strict error would say it.
+        self.stop_reason: str | None = None
+        self._error: CompressionError | None = None
+        self._next_step = 0  # file offset of the member's next step
+        self._fail: BaseException | None = None  # the inflater's error, reported next
+        self._win: list[bytes] = []  # what the member gave since its last hand-out ...
+        self._kept = 0  # ... of which so many pieces may be handed out
+        self._mo = 0  # bytes the member has given so far
+        self._piece = 0  # bytes its current piece has given
+        self._outq: deque[bytes] = deque()  # bytes being handed out ...
+        self._out_bound: int | None = None  # ... and where their member ended, if it did
+        self._pending = False
 
     def _more(self) -> bool:
         data = self._f.read(self._in_chunk)
@@ -91,6 +138,11 @@ class GzipDecoder:
         self._eof = True
         self._in = b""
         self._in_pos = 0
+        self._d = None
+        self._win.clear()
+        self._outq.clear()
+        self._kept = 0
+        self._pending = False
 
     def skip(self, limit: int) -> tuple[int, int | None]:
         """Inflate and discard at most *limit* bytes; return ``(count, boundary)``."""
@@ -98,7 +150,56 @@ class GzipDecoder:
         return len(out), boundary
 
     def read(self, limit: int = MAX_CHUNK) -> tuple[bytes, int | None]:
+        if self._error is not None:
+            # Once damage was reported, every later read reports it again.
+            raise self._error.with_traceback(None)
+        try:
+            return self._read(limit)
+        except CompressionError as exc:
+            self._error = exc
+            raise
+
+    def _stop(self, reason: str) -> tuple[bytes, int | None]:
+        """Lenient: end the stream at damage (the reader reports it, and may resync)."""
+        self.stop_reason = reason
+        self._d = None
+        self._in = b""
+        self._in_pos = 0
+        self._eof = True
+        return b"", None
+
+    def _hand_out(self, n: int, boundary: int | None) -> None:
+        """Hand out the first *n* gathered pieces (and, if it ended, the member end)."""
+        win = self._win
+        self._outq.extend(win[:n])
+        del win[:n]
+        self._kept = max(self._kept - n, 0)
+        self._out_bound, self._pending = boundary, True
+
+    def _read(self, limit: int) -> tuple[bytes, int | None]:
         while True:
+            if self._pending:
+                q = self._outq
+                piece = q.popleft() if q else b""
+                if len(piece) > limit:
+                    q.appendleft(piece[limit:])
+                    return piece[:limit], None
+                if q:
+                    return piece, None
+                boundary = self._out_bound
+                self._out_bound, self._pending = None, False
+                return piece, boundary
+            if self._fail is not None:
+                if self._kept:  # hand out the whole steps first, then report
+                    self._hand_out(self._kept, None)
+                    continue
+                exc, self._fail = self._fail, None
+                self._win.clear()  # (what the damaged member gave past its last piece is dropped)
+                reason = f"gzip member is damaged ({_reason(exc)})"
+                if self._trailing == "stop":
+                    self.truncated_member = self.member_start
+                    return self._stop(reason)
+                raise CompressionError(reason, offset=self.member_start, source=self._source) from None
             if self._d is None:
                 if len(self._in) - self._in_pos < 2 and not self._eof:
                     self._more()
@@ -108,10 +209,7 @@ class GzipDecoder:
                 if self._in[self._in_pos : self._in_pos + 2] != GZIP_MAGIC:
                     if self._trailing == "stop":
                         self.trailing_garbage = self._in_abs
-                        self._in = b""
-                        self._in_pos = 0
-                        self._eof = True
-                        return b"", None
+                        return self._stop("bytes after the last gzip member are not gzip")
                     raise CompressionError(
                         "bytes after the last gzip member are not gzip",
                         offset=self._in_abs,
@@ -120,39 +218,74 @@ class GzipDecoder:
                     )
                 self._d = _zlib.decompressobj(31)
                 self.member_start = self._in_abs
-            if self._in_pos >= len(self._in) and not self._more():
+                self._next_step = self._in_abs + STEP
+                self._mo = self._piece = 0
+                self._kept = 0
+            need = self._next_step - self._in_abs
+            while len(self._in) - self._in_pos < need and not self._eof:
+                # (the call gets the input up to the step: how far the inflater can look
+                # ahead must not depend on where the input was cut)
+                self._more()
+            if need and self._in_pos >= len(self._in) and not self._more():
+                # The input is cut, not damaged: all it gives is right, and handed out.
+                room = PIECE - self._piece
+                try:
+                    out = self._d.decompress(b"", room)  # (what the inflater still holds)
+                except _ERRORS as exc:
+                    self._fail = exc
+                    continue
+                if out:
+                    self._win.append(out)
+                    self._mo += len(out)
+                    self._piece += len(out)
+                    if self._piece == PIECE:
+                        self._piece = 0
+                        self._kept = len(self._win) if self._mo >= HOLD else self._kept
+                    continue
+                if self._win:
+                    self._hand_out(len(self._win), None)
+                    continue
                 if self._trailing == "stop":
                     self.truncated_member = self.member_start
-                    self._d = None
-                    return b"", None
+                    return self._stop("gzip member is truncated")
                 raise CompressionError(
                     "gzip member is truncated", offset=self.member_start, source=self._source
                 )
-            # Feed bounded slices of a view: what zlib copies back as
-            # unused_data / unconsumed_tail is at most one slice.
-            data = self._view[self._in_pos : self._in_pos + _FEED]
+            # Feed the member up to its next step (a slice of a view: what zlib copies
+            # back as unused_data / unconsumed_tail is at most one step).
+            data = self._view[self._in_pos : self._in_pos + need]
+            room = PIECE - self._piece
             try:
-                out = self._d.decompress(data, limit)
+                out = self._d.decompress(data, room)
             except _ERRORS as exc:
-                if self._trailing == "stop":
-                    self.truncated_member = self.member_start
-                    self._d = None
-                    self._in = b""
-                    self._in_pos = 0
-                    self._eof = True
-                    return b"", None
-                raise CompressionError(
-                    f"gzip member is damaged ({exc})", offset=self.member_start, source=self._source
-                ) from None
+                self._fail = exc
+                continue
             d = self._d
             if d.eof:
                 used = len(data) - len(d.unused_data)
                 self._in_abs += used
                 self._in_pos += used
                 self._d = None
-                return out, self._in_abs
+                if not self._win and len(out) <= limit:
+                    return out, self._in_abs  # (a small member, whole in one call)
+                if out:
+                    self._win.append(out)
+                self._hand_out(len(self._win), self._in_abs)
+                continue
             used = len(data) - len(d.unconsumed_tail)
             self._in_abs += used
             self._in_pos += used
+            self._mo += len(out)
+            self._piece += len(out)
             if out:
-                return out, None
+                self._win.append(out)
+            at_step = self._in_abs == self._next_step and len(out) < room  # all its input gave is out
+            if at_step or self._piece == PIECE:
+                # The piece has ended without error.
+                if self._mo >= HOLD:
+                    self._kept = len(self._win)
+                self._piece = 0
+                if at_step:
+                    self._next_step += STEP
+                if self._kept:
+                    self._hand_out(self._kept, None)

@@ -68,6 +68,7 @@ def parse_fields(
     """
     fields: list[tuple[str, str]] = []
     warnings: list[tuple[str, int]] = []
+    fold: list[str] | None = None  # the last field's value and continuation lines so far
     pos = start
     while pos < end:
         nl = buf.find(b"\n", pos, end)
@@ -90,9 +91,9 @@ def parse_fields(
                     raise HeadError("continuation line before any field", pos)
                 warnings.append((NO_COLON, pos))
             else:
-                name, value = fields[-1]
-                extra = line.strip(b" \t\r").decode("utf-8", "surrogateescape")
-                fields[-1] = (name, (value + " " + extra) if value else extra)
+                if fold is None:
+                    fold = [fields[-1][1]]
+                fold.append(line.strip(b" \t\r").decode("utf-8", "surrogateescape"))
             pos = nl + 1
             continue
         colon = line.find(b":")
@@ -111,6 +112,9 @@ def parse_fields(
             if not name_b:
                 pos = nl + 1
                 continue
+        if fold is not None:
+            fields[-1] = (fields[-1][0], join_folded(fold))
+            fold = None
         fields.append(
             (
                 name_b.decode("ascii", "surrogateescape"),
@@ -118,7 +122,20 @@ def parse_fields(
             )
         )
         pos = nl + 1
+    if fold is not None:
+        fields[-1] = (fields[-1][0], join_folded(fold))
     return fields, warnings
+
+
+def join_folded(pieces: list[str]) -> str:
+    """A value and its continuation lines: joined by one space, once the value is not empty.
+
+    Joining once at the end keeps a field of many folded lines linear.
+    """
+    i = 0
+    while i < len(pieces) and not pieces[i]:
+        i += 1
+    return " ".join(pieces[i:])
 
 
 def _valid_version(version: str) -> bool:

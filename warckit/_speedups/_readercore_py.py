@@ -18,7 +18,7 @@ import weakref
 from collections.abc import Iterator
 from typing import Any
 
-from ..errors import HeaderParseError, Issue, RecordParseError
+from ..errors import CompressionError, HeaderParseError, Issue, RecordParseError
 from ..headers import Headers
 from ..records import RECORD_TYPES, WarcRecord, record_class
 from . import load
@@ -96,6 +96,8 @@ class ReaderCore:
     _max: int | None
     _max_head: int
     _done: bool
+    #: A decoder error was raised; the next record is looked for past the damage.
+    _broken: bool
 
     # Provided by the subclass (rare paths).
     def _read_head(self) -> WarcRecord | None:
@@ -128,6 +130,12 @@ class ReaderCore:
     def _file_offset(self, stream_pos: int) -> int:
         raise NotImplementedError
 
+    def _dec_failed(self, exc: CompressionError) -> None:
+        raise NotImplementedError
+
+    def _resume(self) -> bool:
+        raise NotImplementedError
+
     def __iter__(self) -> Iterator[WarcRecord]:
         return self
 
@@ -141,7 +149,11 @@ class ReaderCore:
         """Append the next decompressed piece (at most about *limit* bytes) to the buffer."""
         if self._eof:
             return False
-        chunk, boundary = self._dec.read(limit)
+        try:
+            chunk, boundary = self._dec.read(limit)
+        except CompressionError as exc:
+            self._dec_failed(exc)
+            raise
         if not chunk and boundary is None:
             self._eof = True
             return False
@@ -191,9 +203,11 @@ class ReaderCore:
         left = self._cur_block_left
         if left <= 0:
             return b""
-        if self._pos >= len(self._buf) and not self._fill(min(max(size, HEAD_CHUNK), BODY_CHUNK)):
-            self._truncated(record)
-            return b""
+        while self._pos >= len(self._buf):
+            # (a loop: an empty gzip member inside the block adds no bytes)
+            if not self._fill(min(max(size, HEAD_CHUNK), BODY_CHUNK)):
+                self._truncated(record)
+                return b""
         take = min(size, left, len(self._buf) - self._pos)
         pos = self._pos
         self._pos = pos + take
@@ -223,7 +237,11 @@ class ReaderCore:
             avail = len(self._buf) - self._pos
             if avail == 0 and skip is not None and not self._eof:
                 # Inflate and discard without materializing the bytes.
-                count, boundary = skip(left)
+                try:
+                    count, boundary = skip(left)
+                except CompressionError as exc:
+                    self._dec_failed(exc)
+                    raise
                 if count or boundary is not None:
                     self._base += self._pos + count
                     self._buf = b""
@@ -287,6 +305,10 @@ class ReaderCore:
 
     def _next_record(self) -> WarcRecord | None:
         while True:
+            if self._broken:
+                # A decoder error was raised: go on at the next member that starts a record.
+                if not self._resume():
+                    self._done = True
             if self._current_ref is not None:
                 self._finish_current()
             if self._done:
@@ -299,6 +321,8 @@ class ReaderCore:
             else:
                 record = self._read_head()
             if record is None:
+                if self._resume():
+                    continue  # lenient: the decoder stopped at damage; resynced past it
                 self._done = True
                 self._report_end()
                 return None
@@ -402,13 +426,16 @@ class ReaderCore:
         if cls is None:
             cls = record_class(wtype or "")
         cl_msg = None
-        if cl_text is None or not cl_text.isdigit() and not cl_text.strip().isdigit():
+        if cl_text is not None and not cl_text.isdigit():
+            cl_text = cl_text.strip(" \t")
+        # Only ASCII digits are a number in WARC (str.isdigit() also takes "²", "١٢").
+        if cl_text is None or not (cl_text.isdigit() and cl_text.isascii()):
             cl_msg = "Content-Length is missing" if cl_text is None else f"Content-Length {cl_text!r} is not a number"
             if not lenient:
                 raise RecordParseError(cl_msg, offset=offset, source=self.name)
             cl = 0
         else:
-            cl = int(cl_text)
+            cl = int(cl_text) if len(cl_text.lstrip("0")) <= 19 else MAX_CONTENT_LENGTH + 1  # (int() takes ≤ 4300 digits)
             if cl > MAX_CONTENT_LENGTH:
                 raise RecordParseError(f"Content-Length {cl_text!r} is too large", offset=offset, source=self.name)
         # (_set_current, inlined: the record is made current as it is made)

@@ -21,6 +21,7 @@ import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from .._atomic import replacing
 from ..errors import ParseError
 from ._bisect import bisect_left_line, previous_line_start
 from .sort import is_header
@@ -29,6 +30,11 @@ __all__ = ["DEFAULT_BLOCK_LINES", "ZipNumIndex", "write_zipnum"]
 
 #: Lines per gzip block (pywb / webarchive-commons default).
 DEFAULT_BLOCK_LINES = 3000
+#: Longest index line accepted (CDX lines are ~300 bytes; CDXJ a few KiB).
+MAX_LINE = 4 << 20
+#: Compressed bytes read, and decompressed bytes made, per step of a block.
+_BLOCK_IN = 1 << 16
+_BLOCK_OUT = 1 << 18
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +97,9 @@ def write_zipnum(
         offset += len(comp)
         block = []
 
-    with open(paths.shard, "wb") as shard, open(paths.idx, "wb") as idx:
+    # Written under temporary names and renamed into place (never through a file or
+    # symlink already at the final name); a failure leaves no half-written output.
+    with replacing(paths.shard) as shard, replacing(paths.idx) as idx:
         for raw in lines:
             line = raw.encode("utf-8") if isinstance(raw, str) else raw
             if not line.endswith(b"\n"):
@@ -106,8 +114,8 @@ def write_zipnum(
                 flush(shard, idx)
         if block:
             flush(shard, idx)
-    with open(paths.loc, "w", encoding="utf-8") as loc:
-        loc.write(f"{part_name}\t{os.path.basename(paths.shard)}\n")
+    with replacing(paths.loc) as loc:
+        loc.write(f"{part_name}\t{os.path.basename(paths.shard)}\n".encode())
     return paths
 
 
@@ -128,51 +136,124 @@ class ZipNumIndex:
         """Part name → first existing path (pywb tries each path in turn)."""
         base = os.path.dirname(self.loc_path)
         found: dict[str, str] = {}
-        with open(self.loc_path, encoding="utf-8") as fh:
-            for line in fh:
+        with open(self.loc_path, "rb") as fh:
+            for number, raw in enumerate(fh, 1):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise ParseError(
+                        f"line {number} is not UTF-8", source=self.loc_path, snippet=raw[:80]
+                    ) from None
                 parts = line.rstrip("\r\n").split("\t")
                 if len(parts) < 2 or not parts[0]:
                     continue
                 for candidate in parts[1:]:
+                    if "\x00" in candidate:
+                        raise ParseError(f"line {number}: a path contains NUL", source=self.loc_path)
                     path = candidate if "://" in candidate else os.path.join(base, candidate)
                     if os.path.isfile(path):
                         found[parts[0]] = path
                         break
         return found
 
-    def _block_lines(self, part: str, offset: int, length: int) -> list[bytes]:
+    def _idx_error(self, message: str, pos: int, entry: bytes) -> ParseError:
+        """An error about the ``.idx`` entry at byte *pos*, naming its line number."""
+        with open(self.idx_path, "rb") as fh:
+            number = 1
+            left = pos
+            while left > 0:
+                chunk = fh.read(min(left, 1 << 20))
+                if not chunk:
+                    break
+                number += chunk.count(b"\n")
+                left -= len(chunk)
+        return ParseError(f"line {number}: {message}", offset=pos, source=self.idx_path, snippet=entry[:80])
+
+    def _entry(self, entry: bytes, pos: int) -> tuple[str, int, int]:
+        """``(part path, offset, length)`` of a ``.idx`` line, checked against the shard."""
+        fields = entry.rstrip(b"\r\n").split(b"\t")
+        if len(fields) < 4:
+            raise self._idx_error("bad .idx line (fewer than 4 tab-separated fields)", pos, entry)
+        try:
+            part = fields[1].decode("utf-8")
+        except UnicodeDecodeError:
+            raise self._idx_error("the part name is not UTF-8", pos, entry) from None
+        off_text, len_text = fields[2].strip(), fields[3].strip()
+        if not (off_text.isdigit() and len_text.isdigit() and len(off_text) < 20 and len(len_text) < 20):
+            raise self._idx_error("offset and length must be decimal numbers", pos, entry)
+        offset, length = int(off_text), int(len_text)
         path = self.locations.get(part)
         if path is None:
-            raise ParseError(f"{self.idx_path}: no location for part {part!r} in {self.loc_path}")
+            raise self._idx_error(f"no location for part {part!r} in {self.loc_path}", pos, entry)
+        size = os.path.getsize(path)
+        if length == 0 or offset + length > size:
+            raise self._idx_error(
+                f"block {offset}+{length} is outside {path} ({size} bytes)", pos, entry
+            )
+        return path, offset, length
+
+    def _block_lines(self, path: str, offset: int, length: int) -> Iterator[bytes]:
+        """The lines of the gzip block at *offset*, streamed (bounded memory whatever it inflates to)."""
+
+        def error(message: str) -> ParseError:
+            return ParseError(f"gzip block {offset}+{length}: {message}", offset=offset, source=path)
+
+        buf = bytearray()
+        scan = 0
         with open(path, "rb") as fh:
             fh.seek(offset)
-            data = fh.read(length)
-        try:
-            text = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data)
-        except zlib.error as exc:
-            raise ParseError(f"{path}: bad gzip block at offset {offset}: {exc}") from None
-        lines = text.split(b"\n")
-        if lines and not lines[-1]:
-            lines.pop()
-        return [line + b"\n" for line in lines]
+            left = length
+            d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            pending = b""
+            while True:
+                if not pending:
+                    if d.eof and d.unused_data:
+                        pending = d.unused_data  # another member in the same block
+                        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                    elif left:
+                        pending = fh.read(min(left, _BLOCK_IN))
+                        left -= len(pending)
+                        if not pending:
+                            raise error("the shard ends inside the block")
+                    else:
+                        break
+                try:
+                    out = d.decompress(pending, _BLOCK_OUT)
+                except zlib.error as exc:
+                    raise error(f"bad gzip data ({exc})") from None
+                pending = d.unconsumed_tail
+                buf += out
+                start = 0
+                while (nl := buf.find(b"\n", scan)) >= 0:
+                    yield bytes(buf[start : nl + 1])
+                    start = scan = nl + 1
+                del buf[:start]
+                scan = len(buf)
+                if scan > MAX_LINE:
+                    raise error(f"a line is longer than {MAX_LINE} bytes")
+            if not d.eof:
+                raise error("the gzip member is truncated")
+        if buf:
+            yield bytes(buf) + b"\n"
 
     def iter_from(self, target: bytes) -> Iterator[bytes]:
-        """Lines ``>= target`` in order, starting in the block that may hold *target*."""
+        """Lines ``>= target`` in order, starting in the block that may hold *target*.
+
+        Raises:
+            ParseError: an ``.idx`` or ``.loc`` entry is malformed or points outside its
+                shard, or a block is damaged; the message names the file and line.
+        """
         with open(self.idx_path, "rb") as idx:
             pos = bisect_left_line(idx, target)
             if pos > 0:
                 pos = previous_line_start(idx, pos)
             idx.seek(pos)
-            for entry in idx:
-                fields = entry.rstrip(b"\r\n").split(b"\t")
-                if len(fields) < 4:
-                    raise ParseError(f"{self.idx_path}: bad .idx line {entry[:200]!r}")
-                try:
-                    part = fields[1].decode("utf-8")
-                    offset, length = int(fields[2]), int(fields[3])
-                except (UnicodeDecodeError, ValueError):
-                    raise ParseError(f"{self.idx_path}: bad .idx line {entry[:200]!r}") from None
-                for line in self._block_lines(part, offset, length):
+            while entry := idx.readline(MAX_LINE):
+                if not entry.endswith(b"\n") and len(entry) == MAX_LINE:
+                    raise self._idx_error(f"line longer than {MAX_LINE} bytes", pos, entry)
+                path, offset, length = self._entry(entry, pos)
+                pos += len(entry)
+                for line in self._block_lines(path, offset, length):
                     if line >= target:
                         yield line
 

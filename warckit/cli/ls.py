@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 
 from ..errors import HttpParseError, WarckitError
-from ..reader import ArchiveReader
+from ..reader import RECORDS_LOST, ArchiveReader
 from ..records import WarcRecord
 from ._common import expand_archives, parse_record_types, warner
 
@@ -60,12 +60,13 @@ def _status(rec: WarcRecord, lenient: bool) -> int | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """List every record; 0 on success."""
+    """List every record; 0 on success, 1 when a lenient read lost records."""
     out = sys.stdout
     warn = warner("ls")
     types = parse_record_types(args.types, option="--type")
     files = expand_archives(args.files)
     with_file = len(files) > 1 or any(p != "-" and os.path.isdir(p) for p in args.files)
+    lost = False
     for path in files:
         source = sys.stdin.buffer if path == "-" else path
         with ArchiveReader(source, lenient=args.lenient, on_warning=warn, types=types,
@@ -88,7 +89,10 @@ def run(args: argparse.Namespace) -> int:
                 raise
             if pending is not None:
                 _emit(out, path, *pending, as_json=args.json, with_file=with_file)
-    return 0
+            lost = lost or any(issue.code in RECORDS_LOST for issue in reader.issues)
+    # Lenient listing that had to skip damaged data lists what it could, but the
+    # input is damaged: exit 1.
+    return 1 if lost else 0
 
 
 _COLUMNS = ("offset", "length", "type", "date", "target_uri")

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from .._atomic import create_exclusive
 from ..errors import Issue, UsageError
 from ..reader import open_archive
 from ..records import WarcRecord
@@ -176,13 +177,12 @@ def _create(directory: str, leaf: str) -> tuple[int, str, bool]:
     stem, dot, ext = leaf.rpartition(".")
     if not dot or not stem.strip("_"):
         stem, ext, dot = leaf, "", ""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
     n = 0
     while True:
         name = leaf if n == 0 else f"{stem}-{n}{dot}{ext}"
         path = os.path.join(directory, name)
         try:
-            return os.open(path, flags, 0o644), path, n > 0
+            return create_exclusive(path, 0o644), path, n > 0
         except (FileExistsError, IsADirectoryError):
             n += 1
 
@@ -205,7 +205,7 @@ def _payload(record: WarcRecord, decode: bool) -> tuple[Readable, int | None, st
             stream = ChunkedReader(stream, lenient=True)
         if decode:
             for coding in reversed(http.content_encodings()):
-                stream = DecodingReader(stream, coding)
+                stream = DecodingReader(stream, coding, source=record.source, offset=record.offset)
         return stream, http.status, http.mime_type
     if record.type == "response" and record.format == "warc" and http is None and record.has_http:
         return record.raw_stream(), None, record.content_type
@@ -238,7 +238,7 @@ def extract_all(
     os.makedirs(root, exist_ok=True)
     stats = ExtractStats(manifest=os.path.join(root, MANIFEST_NAME))
     try:
-        mfd = os.open(stats.manifest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        mfd = create_exclusive(stats.manifest, 0o644)
     except FileExistsError:
         raise UsageError(f"{stats.manifest} exists: extract into an empty directory") from None
     payload_root = _make_dirs(root, ["files"])

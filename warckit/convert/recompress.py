@@ -172,7 +172,7 @@ def recompress(
 
         zc = zstandard.ZstdCompressor(level=level or 3, write_checksum=True, write_content_size=True)
     gz_level = DEFAULT_GZIP_LEVEL if level is None else level
-    with replacing(dst, f".{os.getpid()}.tmp", exclusive=True) as out, open_archive(
+    with replacing(dst) as out, open_archive(
         src, lenient=lenient, on_warning=warn
     ) as reader:
         position = 0
