@@ -22,4 +22,19 @@ html_theme = "alabaster"
 exclude_patterns = ["_build"]
 nitpicky = False
 # Doctests run from the repository root so examples/ paths resolve.
-doctest_global_setup = f"import os; os.chdir({ROOT!r})"
+# Examples in docstrings (the API page) use their module's names unqualified, as under
+# ``python -m doctest``; give them those names.
+doctest_global_setup = f"""
+import os
+os.chdir({ROOT!r})
+from warckit.url import *
+from warckit.cdx import *
+from warckit.dedup import DedupIndex, DedupWriter
+from warckit.writer import RecordWriter
+"""
+# "Attributes:" sections as field lists: the API page documents dataclass fields as
+# members too, and two descriptions of one attribute are a duplicate-object warning.
+napoleon_use_ivar = True
+# A hint such as ``type[WarcRecord]`` looks up ``type``, which many records' attributes
+# are called: "more than one target found" is noise there, not a broken reference.
+suppress_warnings = ["ref.python"]

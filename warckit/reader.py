@@ -720,13 +720,48 @@ def _arc_fields(line: bytes, legend: tuple[str, ...]) -> dict[str, str] | None:
 
 
 def open_archive(
-    source: str | os.PathLike[str] | BinaryIO | IO[bytes], **options: Any
+    source: str | os.PathLike[str] | BinaryIO | IO[bytes],
+    *,
+    lenient: bool = False,
+    on_warning: WarningHandler | None = None,
+    types: Collection[str] | None = None,
+    min_size: int | None = None,
+    max_size: int | None = None,
+    max_header_size: int = MAX_HEADER_SIZE,
+    offset: int = 0,
+    name: str | None = None,
+    compression: str | None = None,
+    readahead: bool | None = None,
 ) -> ArchiveReader:
-    """Open a WARC or ARC file (any compression) for reading; see :class:`ArchiveReader`."""
-    return ArchiveReader(source, **options)
+    """Open a WARC or ARC file (any compression) for reading.
+
+    The arguments are those of :class:`ArchiveReader`: *source* a path or a binary file
+    object; *lenient* recovers from damage, reporting each recovery to *on_warning*;
+    *types*, *min_size* and *max_size* (Content-Length, in bytes) select records;
+    *max_header_size* caps a record head (bytes); *offset* starts at a record's file
+    offset; *name* is used in messages; *compression* (``"gzip"``, ``"zstd"``,
+    ``"none"``) overrides sniffing; *readahead* inflates gzip on a thread.
+    """
+    return ArchiveReader(source, lenient=lenient, on_warning=on_warning, types=types,
+                         min_size=min_size, max_size=max_size, max_header_size=max_header_size,
+                         offset=offset, name=name, compression=compression,
+                         readahead=readahead)
 
 
-def read_record_at(path: str | os.PathLike[str], offset: int, **options: Any) -> WarcRecord:
+def read_record_at(
+    path: str | os.PathLike[str],
+    offset: int,
+    *,
+    lenient: bool = False,
+    on_warning: WarningHandler | None = None,
+    max_header_size: int = MAX_HEADER_SIZE,
+    name: str | None = None,
+    compression: str | None = None,
+    types: Collection[str] | None = None,
+    min_size: int | None = None,
+    max_size: int | None = None,
+    readahead: bool | None = None,
+) -> WarcRecord:
     """Read the record that starts at file *offset* without scanning what precedes it.
 
     The returned record keeps its file open while its body streams; close it with
@@ -735,11 +770,19 @@ def read_record_at(path: str | os.PathLike[str], offset: int, **options: Any) ->
         with warckit.read_record_at(path, offset) as record:
             data = record.content_stream().read()
 
+    The keyword arguments are those of :class:`ArchiveReader` (*types*, *min_size* and
+    *max_size* skip to the first selected record at or after *offset*).
+
     Raises:
         ParseError: there is no record at *offset*, or it is damaged (the error names
             the file and the offset).
     """
-    name = options.pop("name", None) or os.fspath(path)
+    name = name or os.fspath(path)
+    options: dict[str, Any] = {
+        "lenient": lenient, "on_warning": on_warning, "max_header_size": max_header_size,
+        "compression": compression, "types": types, "min_size": min_size,
+        "max_size": max_size, "readahead": readahead,
+    }
     f = open(path, "rb")  # noqa: SIM115 - the reader owns it from here
     try:
         # Random access: read (and, for gzip, buffer) little past the record.
@@ -766,7 +809,20 @@ def read_record_at(path: str | os.PathLike[str], offset: int, **options: Any) ->
 
 
 def read_payload_range(
-    path: str | os.PathLike[str], offset: int, start: int, end: int | None = None, **options: Any
+    path: str | os.PathLike[str],
+    offset: int,
+    start: int,
+    end: int | None = None,
+    *,
+    lenient: bool = False,
+    on_warning: WarningHandler | None = None,
+    max_header_size: int = MAX_HEADER_SIZE,
+    name: str | None = None,
+    compression: str | None = None,
+    types: Collection[str] | None = None,
+    min_size: int | None = None,
+    max_size: int | None = None,
+    readahead: bool | None = None,
 ) -> Iterator[bytes]:
     """Yield bytes ``[start, end)`` of the payload of the record at *offset*.
 
@@ -774,10 +830,15 @@ def read_payload_range(
     request use case: a slice of a large video without reading what precedes it).
     For compressed files the payload is decompressed up to *start* and skipped.
 
+    The keyword arguments are those of :func:`read_record_at`.
+
     Raises:
         UsageError: the range is outside the payload.
     """
-    record = read_record_at(path, offset, **options)
+    record = read_record_at(path, offset, lenient=lenient, on_warning=on_warning,
+                            max_header_size=max_header_size, name=name,
+                            compression=compression, types=types, min_size=min_size,
+                            max_size=max_size, readahead=readahead)
     reader = record._reader
     assert reader is not None
     payload_at = record.payload_offset()

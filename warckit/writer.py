@@ -754,7 +754,7 @@ class RecordWriter:
         ...     ("WARC-Date", "2024-01-02T03:04:05Z"), ("WARC-Target-URI", "file:///a.txt"),
         ...     ("Content-Type", "text/plain"), ("Content-Length", "2")])
         >>> w.write_record(h, b"hi", version="1.0")
-        (0, 251)
+        (0, 214)
     """
 
     def __init__(

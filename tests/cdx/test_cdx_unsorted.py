@@ -54,7 +54,8 @@ def test_query_refuses_index_whose_header_says_unsorted(
     assert main(["query", str(x), CSS]) == 1
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert f"{x}: line 1 (offset 0): the header says the index is unsorted" in captured.err
+    assert captured.err.startswith(
+        f"warckit query: error: {x}, offset 0: line 1: the header says the index is unsorted")
     assert "warckit merge --unsorted" in captured.err
     with pytest.raises(UnsortedIndexError) as info:
         query(x, CSS)
@@ -121,13 +122,14 @@ def test_merge_refuses_unsorted_input(tmp_path: Path, capsys: pytest.CaptureFixt
     x = _index(tmp_path)
     out = tmp_path / "m.cdx"
     assert main(["merge", str(x), "-o", str(out)]) == 1
-    assert "line 1 (offset 0): the header says the index is unsorted; merge it with --unsorted" in (
-        capsys.readouterr().err)
+    assert capsys.readouterr().err.startswith(
+        f"warckit merge: error: {x}, offset 0: line 1: the header says the index is unsorted; "
+        "merge it with --unsorted")
     assert not out.exists()
     # A lying header: the first line out of order stops the merge, nothing is written.
     x.write_text(x.read_text("utf-8").replace(" unsorted ", " sorted ", 1), "utf-8")
     assert main(["merge", str(x), "-o", str(out)]) == 1
-    assert f"{x}: line 4 (offset 616): not sorted" in capsys.readouterr().err
+    assert f"warckit merge: error: {x}, offset 616: line 4: not sorted" in capsys.readouterr().err
     assert not out.exists()
     with pytest.raises(UnsortedIndexError) as info:
         merge_sorted([x], io.BytesIO())

@@ -29,14 +29,14 @@ def test_stdin_with_a_bad_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.C
     assert main(["surt"]) == 1
     captured = capsys.readouterr()
     assert captured.out == "org,a)/\norg,b)/x\n"
-    assert captured.err.startswith("warckit surt: <stdin>:2: no host")
+    assert captured.err.startswith("warckit surt: error: -, line 2: no host")
 
 
 def test_bad_argument_named(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["surt", "http://a.org:99999/", "http://c.org"]) == 1
     captured = capsys.readouterr()
     assert captured.out == "org,c)/\n"
-    assert "argument:1: bad port" in captured.err
+    assert captured.err.startswith("warckit surt: error: argument 1: bad port")
 
 
 def test_usage_error() -> None:

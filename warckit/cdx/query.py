@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import IO, Any, Literal
 
-from ..errors import UnsortedIndexError, UsageError
+from ..errors import ParseError, UnsortedIndexError, UsageError
 from . import _keys
 from ._bisect import bisect_left_line, ended, first_disorder, line_number, previous_line_start
 from ._timestamps import lower_bound, record_key, seconds_of, upper_bound
@@ -69,13 +69,16 @@ class Index:
         else:
             with open(self.path, "rb") as fh:
                 first = fh.readline()
-        if format is None:
-            format = detect_format(first.decode("utf-8", "replace")) if first.strip() else "cdx"
-        self.format: FormatName = format
+        if format is None and first.strip():
+            try:
+                format = detect_format(first.decode("utf-8", "replace"))
+            except ParseError as exc:
+                raise exc.located(source=self.path, offset=0) from None
+        self.format: FormatName = format or "cdx"
         #: What the header says about order (new-style CDX only): True, False or None.
         self.declared_sorted = header_sorted(first)
         #: SURT style of the keys: new-style for warckit's CDX, IA style for the others.
-        self.key_style = "new-style" if format == "cdx" else "cdx"
+        self.key_style = "new-style" if self.format == "cdx" else "cdx"
 
     def key_of(self, url: str) -> str:
         """The key *url* has in this index."""
@@ -290,7 +293,10 @@ def _run(index: Index, q: Query, low: str | None, high: str | None) -> Iterator[
     lines = streams[0] if len(streams) == 1 else heapq.merge(*streams)
     fmt = index.format
     for line in lines:
-        entry = parse_line(line.decode("utf-8", "replace"), fmt)
+        try:
+            entry = parse_line(line.decode("utf-8", "replace"), fmt)
+        except ParseError as exc:
+            raise exc.located(source=index.path) from None
         if _matches_filters(entry, q, low, high):
             yield line, entry
 

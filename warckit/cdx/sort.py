@@ -170,6 +170,13 @@ def _first_line(path: str | os.PathLike[str]) -> str:
         return fh.readline().decode("utf-8", "replace")
 
 
+def _format_of(path: str | os.PathLike[str], first: str) -> FormatName:
+    try:
+        return detect_format(first)
+    except ParseError as exc:
+        raise exc.located(source=os.fspath(path), offset=0) from None
+
+
 def merge_sorted(
     paths: Sequence[str | os.PathLike[str]], out: IO[bytes], *, unique: bool = False
 ) -> int:
@@ -188,9 +195,10 @@ def merge_sorted(
         first = _first_line(path)
         if not first.strip():
             continue
-        this = detect_format(first)
+        this = _format_of(path, first)
         if fmt is not None and this != fmt:
-            raise ParseError(f"cannot merge {fmt} and {this} indexes ({os.fspath(path)})")
+            raise ParseError(f"cannot merge {fmt} and {this} indexes", source=os.fspath(path),
+                             offset=0)
         fmt = this
         if header_sorted(first) is False:
             raise UnsortedIndexError(os.fspath(path), 1, 0, "the header says the index is "
@@ -223,7 +231,7 @@ def merge_files(
     for path in paths:
         first = _first_line(path)
         if first.strip():
-            fmt = detect_format(first)
+            fmt = _format_of(path, first)
             break
 
     def all_lines() -> Iterator[bytes]:

@@ -1,20 +1,31 @@
 """The ``warckit`` command: parse arguments, call the library, print.
 
 Each subcommand lives in its own module ``warckit.cli.NAME`` with two functions,
-``add_parser(subparsers)`` and ``run(args) -> int``. Exit status: 0 success,
-1 bad input (a :class:`~warckit.errors.WarckitError`, message names file and offset),
-2 usage errors.
+``add_parser(subparsers)`` and ``run(args) -> int``. The conventions they share (exit
+status, the one-line error format, ``-`` and directory inputs, ``-o``/``--out-dir``/
+``--force``) live in :mod:`warckit.cli._common`: exit status 0 success, 1 damaged or
+unreadable input or a failed check, 2 usage error.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
 from .._version import __version__
 from ..errors import UsageError, WarckitError
+from ._common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_STATUS_EPILOG,
+    EXIT_USAGE,
+    ArgumentParser,
+    HelpFormatter,
+    error_line,
+)
 
 #: Subcommand modules, in the order ``warckit --help`` lists them.
 COMMANDS: tuple[str, ...] = (
@@ -73,9 +84,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         only: Register just this subcommand (so that running one command does not
             import the implementation of every other).
     """
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="warckit",
         description="Read, write, check and index WARC/ARC files; canonicalize URLs.",
+        epilog=EXIT_STATUS_EPILOG,
     )
     parser.add_argument("--version", action=_VersionAction,
                         help="show the version and which hot modules are compiled, and exit")
@@ -91,7 +103,19 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                 continue  # subcommand not part of this build
             raise
         module.add_parser(sub)
+    _finish(parser)
     return parser
+
+
+def _finish(parser: argparse.ArgumentParser) -> None:
+    """Give every (sub)command parser the shared formatter and the exit-status epilog."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                child.formatter_class = HelpFormatter
+                if child.epilog is None:
+                    child.epilog = EXIT_STATUS_EPILOG
+                _finish(child)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -100,24 +124,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     only = args_list[0] if args_list and args_list[0] in COMMANDS else None
     parser = build_parser(only)
     try:
-        args = parser.parse_args(args_list)
+        args, extra = parser.parse_known_args(args_list)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
+    command = " ".join(filter(None, (args.command, getattr(args, "action", None))))
+    intermixed = getattr(args, "_intermixed", None)
+    if extra and intermixed and not any(e.startswith("-") and e != "-" for e in extra):
+        # Positionals after options (`query INDEX --from 2014 URL`): argparse stops
+        # filling a nargs="+" positional at the first option.
+        getattr(args, intermixed).extend(extra)
+    elif extra:
+        print(f"warckit {command}: error: unrecognized arguments: {' '.join(extra)}",
+              file=sys.stderr)
+        return EXIT_USAGE
     try:
         return int(args.func(args))
     except UsageError as exc:
-        print(f"warckit {args.command}: {exc}", file=sys.stderr)
-        return 2
+        print(error_line(command, exc), file=sys.stderr)
+        return EXIT_USAGE
     except WarckitError as exc:
-        print(f"warckit {args.command}: error: {exc}", file=sys.stderr)
-        return 1
+        print(error_line(command, exc), file=sys.stderr)
+        return EXIT_FAILED
     except BrokenPipeError:
         # Output piped into `head`: not an error of ours.
-        try:
-            sys.stdout.close()
-        except Exception:  # pragma: no cover - nothing left to do
-            pass
-        return 0
+        _close_stdout()
+        return EXIT_OK
     except OSError as exc:
-        print(f"warckit {args.command}: {exc}", file=sys.stderr)
-        return 1
+        print(error_line(command, exc), file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        return 130  # the shell's convention for SIGINT
+
+
+def _close_stdout() -> None:
+    try:
+        # Point stdout at /dev/null so the interpreter's final flush cannot fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # pragma: no cover - stdout already gone or replaced
+        pass

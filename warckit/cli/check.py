@@ -8,6 +8,8 @@ import sys
 from typing import Any
 
 from ..check import FileReport, iter_check_files
+from ..errors import UsageError
+from ._common import display_name, expand_archives, stdin_spooled
 
 __all__ = ["add_parser", "run"]
 
@@ -22,14 +24,18 @@ def add_parser(subparsers: Any) -> None:
         "digests, one record per gzip member, warcinfo first, dangling references. "
         "Exit status 0 when no file has errors, 1 otherwise.",
     )
-    p.add_argument("files", nargs="+", metavar="FILE")
-    p.add_argument("--json", action="store_true", help="one JSON object per file (JSON lines)")
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="WARC files; '-' reads standard input, a directory the WARC/ARC "
+                   "files under it")
+    p.add_argument("--json", action="store_true",
+                   help="one compact JSON object per file (JSON lines)")
     p.add_argument("-v", "--verbose", action="store_true", help="also list every record")
     p.add_argument("-q", "--quiet", action="store_true", help="only print files with errors")
     p.add_argument("--no-digests", action="store_true", help="do not recompute digests")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
-                   help="check N files at once, in N processes (reports keep the input order)")
+                   help="check N files at once, in N processes (reports keep the input order; "
+                   "default: 1)")
     p.set_defaults(func=run)
 
 
@@ -58,7 +64,13 @@ def _print_human(report: FileReport, verbose: bool, quiet: bool) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Check every file; 0 when none has errors, 1 otherwise."""
-    files: list[str] = list(args.files)
+    with stdin_spooled(expand_archives(args.files)) as files:
+        return _run(args, files)
+
+
+def _run(args: argparse.Namespace, files: list[str]) -> int:
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
     bar: Any = None
     if not args.no_progress and not args.json and sys.stderr.isatty() and len(files) > 1:
         try:
@@ -69,13 +81,14 @@ def run(args: argparse.Namespace) -> int:
             bar = None
     failed = 0
     for report in iter_check_files(files, verify_digests=not args.no_digests, jobs=args.jobs):
+        report.path = display_name(report.path) or report.path
         if not report.ok:
             failed += 1
         if bar is not None:
             bar.update(1)
             bar.clear()
         if args.json:
-            print(json.dumps(report.as_dict(), ensure_ascii=False))
+            print(json.dumps(report.as_dict(), ensure_ascii=False, separators=(",", ":")))
         else:
             _print_human(report, args.verbose, args.quiet)
         if bar is not None:

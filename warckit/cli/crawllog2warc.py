@@ -1,14 +1,12 @@
-"""``warckit crawllog2warc CRAWL_LOG... --out DIR``: revisit records from crawl.log duplicates."""
+"""``warckit crawllog2warc CRAWL_LOG... --out-dir DIR``: revisit records from crawl.log duplicates."""
 
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from ..convert.crawllog2warc import crawllog_to_warc
-from ..dedup import DedupIndex
-from ..errors import Issue
+from ._common import add_out_dir, need_out_dir, open_dedup_db, stdin_spooled, warner
 
 __all__ = ["add_parser", "run"]
 
@@ -23,14 +21,21 @@ def add_parser(subparsers: Any) -> None:
         "warcRevisit:..., Revisit:IdenticalPayloadDigest). WARC-Refers-To* name the original "
         "capture when --originals (WARC/ARC files, CDX indexes, crawl.logs) or --db know it.",
     )
-    p.add_argument("logs", nargs="+", metavar="CRAWL_LOG")
-    p.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    p.add_argument("logs", nargs="+", metavar="CRAWL_LOG",
+                   help="Heritrix crawl.log files ('-': standard input)")
+    add_out_dir(p, "directory the WARC files are written to (never overwriting a file)")
     p.add_argument("--originals", nargs="+", default=[], metavar="FILE",
-                   help="WARC/ARC files, CDX indexes or crawl.logs with the original captures")
-    p.add_argument("--db", metavar="DB", help="a dedup database (warckit dedup build) to consult")
-    p.add_argument("--warc-version", choices=("1.1", "1.0"), default="1.1")
-    p.add_argument("--compression", choices=("gzip", "zstd", "none"), default="gzip")
-    p.add_argument("--max-bytes", type=int, default=1_000_000_000, help="roll files at this size")
+                   help="WARC/ARC files, CDX indexes or crawl.logs with the original captures "
+                   "('-': standard input; default: none)")
+    p.add_argument("--db", metavar="DB",
+                   help="a dedup database (warckit dedup build) to consult (default: none)")
+    p.add_argument("--warc-version", choices=("1.1", "1.0"), default="1.1",
+                   help="WARC version written")
+    p.add_argument("--compression", choices=("gzip", "zstd", "none"), default="gzip",
+                   help="one gzip member or zstd frame per record, or none")
+    p.add_argument("--max-bytes", type=int, default=1_000_000_000, metavar="BYTES",
+                   help="start a new output file once one reaches this size, in bytes "
+                   "(default: 1000000000, 1 GB)")
     p.add_argument("--prefix", default="REVISITS", help="output file-name prefix")
     p.add_argument("--no-uri-agnostic", action="store_true",
                    help="only accept originals with the same URL")
@@ -42,17 +47,17 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Convert; print the summary; 0 on success."""
 
-    def warn(issue: Issue) -> None:
-        if issue.severity != "info":
-            print(f"warckit crawllog2warc: {issue}", file=sys.stderr)
-
-    index = DedupIndex(args.db) if args.db else None
+    out_dir = need_out_dir(args)
+    index = open_dedup_db(args.db, create=False) if args.db else None
     try:
-        stats = crawllog_to_warc(
-            args.logs, args.out, originals=args.originals, index=index,
-            version=args.warc_version, compression=args.compression, max_bytes=args.max_bytes,
-            prefix=args.prefix, lenient=args.lenient, on_warning=warn,
-            uri_agnostic=not args.no_uri_agnostic)
+        with stdin_spooled([*args.logs, *args.originals]) as paths:
+            logs, originals = paths[:len(args.logs)], paths[len(args.logs):]
+            stats = crawllog_to_warc(
+                logs, out_dir, originals=originals, index=index,
+                version=args.warc_version, compression=args.compression,
+                max_bytes=args.max_bytes, prefix=args.prefix, lenient=args.lenient,
+                on_warning=warner("crawllog2warc", quiet_info=True),
+                uri_agnostic=not args.no_uri_agnostic)
     finally:
         if index is not None:
             index.close()

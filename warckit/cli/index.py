@@ -12,7 +12,8 @@ from ..cdx.build import write_index
 from ..cdx.formats import FORMATS
 from ..cdx.indexer import ALL_TYPES, DEFAULT_TYPES, IndexOptions
 from ..cdx.zipnum import DEFAULT_BLOCK_LINES, write_zipnum
-from ..errors import Issue, UsageError
+from ..errors import UsageError
+from ._common import add_output, check_output, expand_archives, stdin_spooled, warner
 
 
 def add_parser(subparsers: Any) -> None:
@@ -29,14 +30,16 @@ def add_parser(subparsers: Any) -> None:
             "(com,example)/ — 'warckit surt', its default)."
         ),
     )
-    p.add_argument("files", nargs="+", metavar="FILE", help="WARC or ARC files (any compression)")
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="WARC or ARC files (any compression); '-' reads standard input, a "
+                   "directory the WARC/ARC files under it")
     p.add_argument("-f", "--format", choices=FORMATS, default="cdx",
                    help="cdx (new-style, default; keys com,example,)/ as 'warckit surt "
                    "--style new-style'), cdxj (pywb), cdx11, cdx9 (keys com,example)/ as "
                    "'warckit surt', whose default style is cdx)")
     p.add_argument("-s", "--sort", action="store_true",
                    help="sort bytewise (bounded memory); needed by 'warckit query'")
-    p.add_argument("-o", "--output", metavar="OUT", help="output file (default: stdout)")
+    add_output(p, "the index file")
     p.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
                    help="worker processes: files are indexed at once, and a large "
                    "gzip-per-record file is cut into N pieces indexed in parallel "
@@ -52,11 +55,12 @@ def add_parser(subparsers: Any) -> None:
                    help="read damaged files leniently (recoveries reported on stderr)")
     p.add_argument("--no-header", action="store_true", help="omit the header / legend line")
     p.add_argument("--zipnum", metavar="BASE",
-                   help="write a ZipNum index BASE.cdx.gz + BASE.idx + BASE.loc (implies --sort)")
-    p.add_argument("--block-lines", type=int, default=DEFAULT_BLOCK_LINES,
-                   help="lines per ZipNum block (default %(default)s)")
+                   help="write a ZipNum index BASE.cdx.gz + BASE.idx + BASE.loc (implies --sort; "
+                   "default: a plain index)")
+    p.add_argument("--block-lines", type=int, default=DEFAULT_BLOCK_LINES, metavar="N",
+                   help="index lines per ZipNum block (default: %(default)s)")
     p.add_argument("--max-memory", type=int, default=64, metavar="MB",
-                   help="memory budget of the sort in MiB (default %(default)s)")
+                   help="memory budget of the sort, in MiB (default: %(default)s)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar (default: on a terminal, when tqdm is installed)")
     p.set_defaults(func=run)
@@ -76,6 +80,17 @@ def _default_jobs() -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``warckit index``."""
+    if args.zipnum:
+        for suffix in (".cdx.gz", ".idx", ".loc"):
+            check_output(args.zipnum + suffix, args.force)
+    else:
+        check_output(args.output, args.force)
+    with stdin_spooled(expand_archives(args.files)) as files:
+        args.files = files
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.jobs is None:
         args.jobs = _default_jobs()
     if args.jobs < 1:
@@ -88,9 +103,7 @@ def run(args: argparse.Namespace) -> int:
         lenient=args.lenient,
     )
 
-    def warn(issue: Issue) -> None:
-        print(f"warckit index: {issue}", file=sys.stderr)
-
+    warn = warner("index")
     max_memory = max(1, args.max_memory) * 1024 * 1024
     if args.zipnum:
         import tempfile

@@ -3,27 +3,36 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
 import orjson
 
-from ..errors import HttpParseError, Issue, WarckitError
+from ..errors import HttpParseError, WarckitError
 from ..reader import RECORDS_LOST, ArchiveReader
 from ..records import WarcRecord
+from ._common import expand_archives, parse_record_types, warner
 
 
 def add_parser(sub: Any) -> None:
+    """Register the ``ls`` subcommand."""
     p = sub.add_parser(
         "ls",
         help="list the records of WARC/ARC files",
         description="One line per record: offset, length, type, date, target URI "
-        "(tab-separated), or JSON lines with --json.",
+        "(tab-separated), or JSON lines with --json. With several files (or a directory) "
+        "each line starts with the file name.",
     )
-    p.add_argument("files", nargs="+", metavar="FILE")
-    p.add_argument("--json", action="store_true", help="print JSON lines")
-    p.add_argument("--lenient", action="store_true", help="recover from damaged input (warnings on stderr)")
-    p.add_argument("--type", action="append", dest="types", metavar="TYPE", help="only records of this WARC-Type (repeatable)")
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="WARC/ARC files; '-' reads standard input, a directory the "
+                   "WARC/ARC files under it")
+    p.add_argument("--json", action="store_true", help="print JSON lines (compact)")
+    p.add_argument("--lenient", action="store_true",
+                   help="recover from damaged input (each recovery reported on stderr)")
+    p.add_argument("--type", action="append", dest="types", metavar="TYPE",
+                   help="only records of this WARC-Type (repeatable, or comma-separated; "
+                   "default: every type)")
     p.set_defaults(func=run)
 
 
@@ -51,13 +60,17 @@ def _status(rec: WarcRecord, lenient: bool) -> int | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """List every record; 0 on success, 1 when a lenient read lost records."""
     out = sys.stdout
-    def warn(issue: Issue) -> None:
-        print(f"warckit ls: {issue}", file=sys.stderr)
-
+    warn = warner("ls")
+    types = parse_record_types(args.types, option="--type")
+    files = expand_archives(args.files)
+    with_file = len(files) > 1 or any(p != "-" and os.path.isdir(p) for p in args.files)
     lost = False
-    for path in args.files:
-        with ArchiveReader(path, lenient=args.lenient, on_warning=warn, types=args.types) as reader:
+    for path in files:
+        source = sys.stdin.buffer if path == "-" else path
+        with ArchiveReader(source, lenient=args.lenient, on_warning=warn, types=types,
+                           name=path) as reader:
             pending: tuple[WarcRecord, int | None] | None = None
             # Print a record once the reader has moved past it, so its length is
             # known without spooling its body.
@@ -65,32 +78,31 @@ def run(args: argparse.Namespace) -> int:
                 for rec in reader:
                     status = _status(rec, args.lenient)
                     if pending is not None:
-                        _emit(out, path, *pending, as_json=args.json)
+                        _emit(out, path, *pending, as_json=args.json, with_file=with_file)
                     pending = (rec, status)
             except WarckitError:
                 # The damage is after the pending record if the reader finished it
                 # (its trailer was read): it is intact and listed before the error.
                 if pending is not None and pending[0]._stream_length is not None:
-                    _emit(out, path, *pending, as_json=args.json)
+                    _emit(out, path, *pending, as_json=args.json, with_file=with_file)
                     out.flush()
                 raise
             if pending is not None:
-                _emit(out, path, *pending, as_json=args.json)
+                _emit(out, path, *pending, as_json=args.json, with_file=with_file)
             lost = lost or any(issue.code in RECORDS_LOST for issue in reader.issues)
     # Lenient listing that had to skip damaged data lists what it could, but the
     # input is damaged: exit 1.
     return 1 if lost else 0
 
 
-def _emit(out: Any, path: str, rec: WarcRecord, status: int | None, *, as_json: bool) -> None:
+_COLUMNS = ("offset", "length", "type", "date", "target_uri")
+
+
+def _emit(out: Any, path: str, rec: WarcRecord, status: int | None, *, as_json: bool,
+          with_file: bool) -> None:
     row = _row(path, rec, status)
     if as_json:
         out.write(orjson.dumps(row).decode() + "\n")
-    else:
-        out.write(
-            "\t".join(
-                "-" if row[k] is None else str(row[k])
-                for k in ("offset", "length", "type", "date", "target_uri")
-            )
-            + "\n"
-        )
+        return
+    columns = ("file", *_COLUMNS) if with_file else _COLUMNS
+    out.write("\t".join("-" if row[k] is None else str(row[k]) for k in columns) + "\n")

@@ -8,6 +8,7 @@ from typing import Any
 
 from .._atomic import replacing
 from ..cdx.sort import merge_files
+from ._common import add_output, check_output, stdin_spooled
 
 
 def add_parser(subparsers: Any) -> None:
@@ -19,18 +20,25 @@ def add_parser(subparsers: Any) -> None:
         "An input that is not sorted (its header says unsorted, or a line sorts before the "
         "one above it) is refused with exit status 1 unless --unsorted is given.",
     )
-    p.add_argument("indexes", nargs="+", metavar="INDEX")
-    p.add_argument("-o", "--output", metavar="OUT", help="output file (default: stdout)")
+    p.add_argument("indexes", nargs="+", metavar="INDEX",
+                   help="sorted index files ('-': one from standard input)")
+    add_output(p, "the merged index")
     p.add_argument("-u", "--unique", action="store_true", help="drop duplicate lines")
     p.add_argument("--unsorted", action="store_true",
                    help="inputs are not sorted: sort them (bounded memory) while merging")
     p.add_argument("--max-memory", type=int, default=64, metavar="MB",
-                   help="memory budget of the sort in MiB (default %(default)s)")
+                   help="memory budget of the sort, in MiB (default: %(default)s)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``warckit merge``."""
+    check_output(args.output, args.force)
+    with stdin_spooled(args.indexes) as indexes:
+        return _run(args, indexes)
+
+
+def _run(args: argparse.Namespace, indexes: list[str]) -> int:
     kwargs: dict[str, Any] = {
         "unique": args.unique,
         "presorted": not args.unsorted,
@@ -38,9 +46,9 @@ def run(args: argparse.Namespace) -> int:
     }
     if args.output and args.output != "-":
         with replacing(args.output) as out:
-            merge_files(args.indexes, out, **kwargs)
+            merge_files(indexes, out, **kwargs)
         return 0
     sys.stdout.flush()
-    merge_files(args.indexes, sys.stdout.buffer, **kwargs)
+    merge_files(indexes, sys.stdout.buffer, **kwargs)
     sys.stdout.buffer.flush()
     return 0

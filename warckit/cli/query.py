@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from typing import Any
+from urllib.parse import urlsplit
 
 import orjson
 
+from ..cdx._timestamps import lower_bound, upper_bound
 from ..cdx.query import MATCH_TYPES, Query, entry_to_dict, run_query
+from ..errors import UrlError, UsageError
+from ..url import surt
+from ._common import parse_record_types, stdin_spooled
 
 
 def add_parser(subparsers: Any) -> None:
@@ -20,36 +26,86 @@ def add_parser(subparsers: Any) -> None:
             "Look URL up in sorted index files (new-style CDX, CDXJ, CDX-11/9, or a ZipNum "
             ".idx). Timestamps: 14-digit of any length (2014, 20140103) or W3C. An index "
             "that is not sorted is refused (exit status 1): sort it with "
-            "'warckit merge --unsorted -o SORTED INDEX'."
+            "'warckit merge --unsorted -o SORTED INDEX'. Nothing found: no output and exit "
+            "status 1 (as grep)."
         ),
     )
-    p.add_argument("args", nargs="+", metavar="INDEX... URL", help="index files, then the URL")
-    p.add_argument("--match", choices=MATCH_TYPES, default="exact")
-    p.add_argument("--from", dest="from_", metavar="TS", help="earliest timestamp (inclusive)")
-    p.add_argument("--to", metavar="TS", help="latest timestamp (inclusive at its precision)")
-    p.add_argument("--closest", metavar="TS", help="nearest to TS first")
-    p.add_argument("--type", metavar="T", help="record type (response, revisit, …)")
-    p.add_argument("--status", metavar="S", help="HTTP status")
-    p.add_argument("--limit", type=int, metavar="N", help="at most N results")
-    p.add_argument("--json", action="store_true", help="one JSON object per result")
-    p.set_defaults(func=run)
+    p.add_argument("args", nargs="+", metavar="INDEX... URL",
+                   help="index files ('-' reads one from standard input), then the URL")
+    p.add_argument("--match", choices=MATCH_TYPES, default="exact",
+                   help="how the URL's key is matched")
+    p.add_argument("--from", dest="from_", metavar="TS",
+                   help="earliest timestamp, inclusive (default: no bound)")
+    p.add_argument("--to", metavar="TS",
+                   help="latest timestamp, inclusive at its precision (default: no bound)")
+    p.add_argument("--closest", metavar="TS",
+                   help="nearest to TS first (default: index order)")
+    p.add_argument("--type", metavar="T",
+                   help="only this record type: response, revisit, … (default: any)")
+    p.add_argument("--status", metavar="S", help="only this 3-digit HTTP status (default: any)")
+    p.add_argument("--limit", type=int, metavar="N", help="at most N results (default: all)")
+    p.add_argument("--json", action="store_true", help="one compact JSON object per result")
+    p.set_defaults(func=run, _intermixed="args")
+
+
+_STATUS = re.compile(r"[1-5][0-9][0-9]")
+
+
+def _check_url(url: str) -> None:
+    """Refuse what no index key can come from (``surt`` alone accepts almost anything)."""
+    problem = None
+    if not url.strip() or any(c.isspace() for c in url):
+        problem = "it is empty or has white space"
+    else:
+        try:
+            if "://" in url or not url.startswith(("dns:", "urn:", "filedesc:", "whois:")):
+                parts = urlsplit(url if "://" in url else "http://" + url)
+                if not parts.hostname:
+                    problem = "it has no host"
+                else:
+                    parts.port  # noqa: B018 - raises on a bad port
+            surt(url)
+        except (ValueError, UrlError) as exc:
+            problem = str(exc)
+    if problem:
+        raise UsageError(f"not a URL: {url!r} ({problem})")
+
+
+def _check(args: argparse.Namespace, url: str) -> None:
+    _check_url(url)
+    if args.status is not None and not _STATUS.fullmatch(args.status):
+        raise UsageError(f"--status must be a 3-digit HTTP status, not {args.status!r}")
+    for option, value in (("--from", args.from_), ("--to", args.to), ("--closest", args.closest)):
+        if value is not None:
+            try:
+                lower_bound(value)
+            except ValueError:
+                raise UsageError(f"{option}: not a timestamp: {value!r}") from None
+    if args.from_ is not None and args.to is not None and \
+            lower_bound(args.from_) > upper_bound(args.to):
+        raise UsageError(f"--from {args.from_} is after --to {args.to}")
+    if args.limit is not None and args.limit < 1:
+        raise UsageError(f"--limit must be at least 1, not {args.limit}")
+    if args.type is not None:
+        parse_record_types([args.type], option="--type")
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``warckit query``; exit status 0 with results, 1 when nothing matched."""
     if len(args.args) < 2:
-        print("warckit query: give at least one INDEX and a URL", file=sys.stderr)
-        return 2
+        raise UsageError("give at least one INDEX and a URL")
     *indexes, url = args.args
+    _check(args, url)
     q = Query(url, args.match, args.from_, args.to, args.closest, args.type, args.status,
               args.limit)
     out = sys.stdout.buffer
     found = 0
-    for entry in run_query(indexes, q):
-        found += 1
-        if args.json:
-            out.write(orjson.dumps(entry_to_dict(entry)) + b"\n")
-        else:
-            out.write(entry.format().encode("utf-8") + b"\n")
+    with stdin_spooled(indexes) as paths:
+        for entry in run_query(paths, q):
+            found += 1
+            if args.json:
+                out.write(orjson.dumps(entry_to_dict(entry)) + b"\n")
+            else:
+                out.write(entry.format().encode("utf-8") + b"\n")
     out.flush()
     return 0 if found else 1

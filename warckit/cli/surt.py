@@ -1,8 +1,8 @@
 """``warckit surt [--style S] [--strip-www] [--idna 2003|2008] [URL...]``: one key per line.
 
 Reads URLs from standard input (one per line) when none is given. A URL that cannot
-be turned into a SURT prints ``warckit surt: <source>:<line>: <error>`` on standard
-error and the run goes on; the exit status is then 1.
+be turned into a SURT prints ``warckit surt: error: -, line N: <error>`` (or
+``argument N``) on standard error and the run goes on; the exit status is then 1.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..errors import UrlError
+from ..errors import UrlError, UsageError
 from ..url import STYLES, surt
 
 
@@ -54,14 +54,13 @@ def add_parser(sub: Any) -> None:
 
 def _lines(stream: Iterable[str]) -> Iterator[tuple[str, int, str]]:
     for number, line in enumerate(stream, 1):
-        yield "<stdin>", number, line.rstrip("\r\n")
+        yield "-, line", number, line.rstrip("\r\n")
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the keys; return 1 if any URL was bad, else 0."""
     if args.style == "heritrix" and args.strip_www:
-        print("warckit surt: --strip-www does not apply to --style heritrix", file=sys.stderr)
-        return 2
+        raise UsageError("--strip-www does not apply to --style heritrix")
     source: Iterable[tuple[str, int, str]]
     if args.urls:
         source = (("argument", n, u) for n, u in enumerate(args.urls, 1))
@@ -73,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             key = surt(url, style=args.style, strip_www=args.strip_www, idna=args.idna)
         except UrlError as exc:
-            print(f"warckit surt: {where}:{number}: {exc}", file=sys.stderr)
+            print(f"warckit surt: error: {where} {number}: {exc}", file=sys.stderr)
             status = 1
             continue
         out.write(key + "\n")
