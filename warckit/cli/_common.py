@@ -270,6 +270,21 @@ def add_out_dir(parser: argparse.ArgumentParser, help: str, *, required: bool = 
     parser.add_argument("--out", dest="out_dir", help=argparse.SUPPRESS)
 
 
+def add_writer_options(parser: argparse.ArgumentParser, *, version: bool = True,
+                       max_bytes: bool = True) -> None:
+    """Register the options of commands that write WARCs: ``--compression`` and, unless
+    turned off, ``--warc-version`` and ``--max-bytes``."""
+    if version:
+        parser.add_argument("--warc-version", choices=("1.1", "1.0"), default="1.1",
+                            help="WARC version written")
+    parser.add_argument("--compression", choices=("gzip", "zstd", "none"), default="gzip",
+                        help="one gzip member or zstd frame per record, or none")
+    if max_bytes:
+        parser.add_argument("--max-bytes", type=int, default=1_000_000_000, metavar="BYTES",
+                            help="start a new output file once one reaches this size, in bytes "
+                            "(default: 1000000000, 1 GB)")
+
+
 def need_out_dir(args: argparse.Namespace) -> str:
     """The ``--out-dir`` given, or a usage error."""
     if args.out_dir is None:

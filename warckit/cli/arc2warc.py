@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from ..convert.arc2warc import arc_to_warc
-from ._common import add_out_dir, need_out_dir, stdin_spooled, warner
+from ._common import add_out_dir, add_writer_options, need_out_dir, stdin_spooled, warner
 
 __all__ = ["add_parser", "run"]
 
@@ -24,13 +24,7 @@ def add_parser(subparsers: Any) -> None:
     )
     p.add_argument("inputs", nargs="+", metavar="IN", help="ARC files ('-': standard input)")
     add_out_dir(p, "directory the WARC files are written to (never overwriting a file)")
-    p.add_argument("--warc-version", choices=("1.1", "1.0"), default="1.1",
-                   help="WARC version written")
-    p.add_argument("--compression", choices=("gzip", "zstd", "none"), default="gzip",
-                   help="one gzip member or zstd frame per record, or none")
-    p.add_argument("--max-bytes", type=int, default=1_000_000_000, metavar="BYTES",
-                   help="start a new output file once one reaches this size, in bytes "
-                   "(default: 1000000000, 1 GB)")
+    add_writer_options(p)
     p.add_argument("--lenient", action="store_true",
                    help="read damaged ARC files, reporting each recovery on stderr")
     p.set_defaults(func=run)

@@ -6,7 +6,14 @@ import argparse
 from typing import Any
 
 from ..convert.crawllog2warc import crawllog_to_warc
-from ._common import add_out_dir, need_out_dir, open_dedup_db, stdin_spooled, warner
+from ._common import (
+    add_out_dir,
+    add_writer_options,
+    need_out_dir,
+    open_dedup_db,
+    stdin_spooled,
+    warner,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -29,13 +36,7 @@ def add_parser(subparsers: Any) -> None:
                    "('-': standard input; default: none)")
     p.add_argument("--db", metavar="DB",
                    help="a dedup database (warckit dedup build) to consult (default: none)")
-    p.add_argument("--warc-version", choices=("1.1", "1.0"), default="1.1",
-                   help="WARC version written")
-    p.add_argument("--compression", choices=("gzip", "zstd", "none"), default="gzip",
-                   help="one gzip member or zstd frame per record, or none")
-    p.add_argument("--max-bytes", type=int, default=1_000_000_000, metavar="BYTES",
-                   help="start a new output file once one reaches this size, in bytes "
-                   "(default: 1000000000, 1 GB)")
+    add_writer_options(p)
     p.add_argument("--prefix", default="REVISITS", help="output file-name prefix")
     p.add_argument("--no-uri-agnostic", action="store_true",
                    help="only accept originals with the same URL")

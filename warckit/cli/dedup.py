@@ -10,7 +10,7 @@ from typing import Any
 
 from ..dedup import apply
 from ..errors import UsageError
-from ._common import add_out_dir, open_dedup_db, stdin_spooled, warner
+from ._common import add_out_dir, add_writer_options, open_dedup_db, stdin_spooled, warner
 
 __all__ = ["add_parser", "run"]
 
@@ -57,8 +57,7 @@ def add_parser(subparsers: Any) -> None:
     a.add_argument("--uri-agnostic", action="store_true",
                    help="also accept an original with another URL")
     a.add_argument("--no-update", action="store_true", help="do not add kept responses to DB")
-    a.add_argument("--compression", choices=("gzip", "zstd", "none"), default="gzip",
-                   help="one gzip member or zstd frame per record, or none")
+    add_writer_options(a, version=False, max_bytes=False)
     a.add_argument("--lenient", action="store_true", help="read damaged input")
     p.set_defaults(func=run)
 
