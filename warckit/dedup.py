@@ -393,15 +393,23 @@ class DedupIndex:
                 opener = gzip.open
         with opener(path, "rt", encoding="utf-8", errors="surrogateescape") as f:
             fmt = None
+            number = offset = 0
             for line in f:
+                number += 1
+                here = offset
+                offset += len(line.encode("utf-8", "surrogateescape"))
                 line = line.rstrip("\r\n")
                 if not line:
                     continue
-                if fmt is None:
-                    fmt = detect_format(line)
-                    if line.startswith((" CDX ", "!warckit-cdx ")):
-                        continue
-                entry = parse_line(line, fmt)
+                try:
+                    if fmt is None:
+                        fmt = detect_format(line)
+                        if line.startswith((" CDX ", "!warckit-cdx ")):
+                            continue
+                    entry = parse_line(line, fmt)
+                except ParseError as exc:
+                    raise ParseError(f"line {number}: {exc.message}", source=os.fspath(path),
+                                     offset=here) from None
                 if isinstance(entry, CdxEntry):
                     if entry.type not in ("response", "resource", "arc-response", "arc-resource"):
                         continue

@@ -207,7 +207,6 @@ def test_merge_mixed_formats_exits_1(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert code == 1 and "cannot merge cdx11 and cdxj" in err
 
 
-@pytest.mark.xfail(strict=True, reason="issue 21: merge copies a malformed index line into its output and exits 0")
 def test_merge_of_a_malformed_line_exits_1_naming_the_source(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, err, paths = _merge(tmp_path, capsys, CDX11_LEGEND + "\n" + _CDX11_A + "\n",
                               CDX11_LEGEND + "\n" + _CDX11_B + "\nthis is not a cdx line\n")

@@ -40,7 +40,6 @@ def test_apply_to_damaged_archive_exits_1(tmp_path: Path, capsys: pytest.Capture
     assert f"{src}, offset {offset}:" in err
 
 
-@pytest.mark.xfail(strict=True, reason="issue 21: the CDX parse error of dedup build does not name the file")
 def test_build_from_malformed_cdx_exits_1_naming_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.cdx"
     bad.write_text(" CDX N b a m s k r M S V g\nthis is not a cdx line\n")

@@ -17,7 +17,7 @@ from contextlib import ExitStack
 from typing import IO
 
 from ..errors import ParseError, UnsortedIndexError
-from .formats import FormatName, detect_format, header_line, header_sorted
+from .formats import FormatName, detect_format, header_line, header_sorted, parse_line
 
 __all__ = [
     "DEFAULT_MAX_MEMORY",
@@ -145,8 +145,9 @@ def _body(fh: IO[bytes]) -> Iterator[bytes]:
 _SORT_WHILE_MERGING = "merge it with --unsorted (sorted while merging, bounded memory)"
 
 
-def _sorted_body(fh: IO[bytes], path: str) -> Iterator[bytes]:
-    """The lines of a sorted index, checking that each sorts at or after the one before."""
+def _sorted_body(fh: IO[bytes], path: str, fmt: FormatName) -> Iterator[bytes]:
+    """The lines of a sorted index, checking that each is a line of *fmt* and sorts at
+    or after the one before."""
     previous: bytes | None = None
     number = offset = 0
     for raw in fh:
@@ -155,6 +156,10 @@ def _sorted_body(fh: IO[bytes], path: str) -> Iterator[bytes]:
         offset += len(raw)
         if is_header(raw) or raw.isspace():
             continue
+        try:
+            parse_line(raw.decode("utf-8", "surrogateescape").rstrip("\r\n"), fmt)
+        except ParseError as exc:
+            raise ParseError(f"line {number}: {exc.message}", source=path, offset=here) from None
         line = _normalize(raw)
         if previous is not None and line < previous:
             shown = line[:80].rstrip(b"\n").decode("utf-8", "replace")
@@ -208,7 +213,8 @@ def merge_sorted(
         out.write(header.encode("utf-8") + b"\n")
     with ExitStack() as stack:
         files = [stack.enter_context(open(p, "rb", buffering=1 << 16)) for p in paths]
-        bodies = [_sorted_body(f, os.fspath(p)) for f, p in zip(files, paths)]
+        bodies = [_sorted_body(f, os.fspath(p), fmt) for f, p in zip(files, paths)
+                  if fmt is not None]
         return write_lines(heapq.merge(*bodies), out, unique)
 
 
