@@ -73,11 +73,11 @@ except ImportError:  # pragma: no cover
     HAVE_LIBDEFLATE = _BLOCKDEFLATE_COMPILED
 
 try:  # pragma: no cover - depends on the environment
-    from zlib_ng import zlib_ng as _zlibng
+    from zlib_ng import zlib_ng as _zlibng  # type: ignore[import-not-found, unused-ignore]
 
     HAVE_ZLIB_NG = True
 except ImportError:  # pragma: no cover
-    _zlibng = None  # type: ignore[assignment]
+    _zlibng = None  # type: ignore[assignment, unused-ignore]
     HAVE_ZLIB_NG = False
 
 __all__ = [
