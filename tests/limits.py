@@ -8,6 +8,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import child
+
 ROOT = Path(__file__).resolve().parent.parent
 
 _PRELUDE = """
@@ -22,12 +24,14 @@ def run_limited(code: str, *, limit_mb: int, timeout: float = 120.0) -> str:
     A ``MemoryError`` (or a kill) in the child means the code did not run in bounded
     memory; the timeout catches quadratic or unbounded work.
     """
-    script = _PRELUDE.format(limit=limit_mb << 20) + textwrap.dedent(code)
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    # The child runs the warckit the tests import (child.preamble checks it), not the
+    # checkout's uncompiled one that cwd would put first.
+    script = _PRELUDE.format(limit=limit_mb << 20) + child.preamble() + textwrap.dedent(code)
+    env = child.env()
+    env["PYTHONPATH"] += os.pathsep + str(ROOT)
     env["MALLOC_ARENA_MAX"] = "2"  # virtual arenas per thread would count against RLIMIT_AS
     proc = subprocess.run(
-        [sys.executable, "-c", script], check=False, capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT
+        [sys.executable, "-c", script], check=False, capture_output=True, text=True, timeout=timeout, env=env, cwd=child.PACKAGE_PARENT
     )
     assert proc.returncode == 0, f"child failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}"
     return proc.stdout

@@ -12,13 +12,13 @@ import argparse
 import gzip
 import io
 import json
-import os
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import child
 import pytest
 
 from warckit.cli import COMMANDS, build_parser, main
@@ -183,10 +183,10 @@ def test_usage_error(command: str, files: dict[str, str],
 
 
 def test_errors_in_a_real_process_have_no_traceback(files: dict[str, str]) -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = child.env()
     for argv, code in ((["ls", files["bad"]], 1), (["ls", "--type", "bogus", files["good"]], 2),
                        (["dedup", "lookup", files["bad_db"], "sha1:AA"], 1)):
-        result = subprocess.run([sys.executable, "-m", "warckit", *argv], env=env,
+        result = subprocess.run(child.warckit_cli(*argv), env=env,
                                 capture_output=True, text=True, timeout=120, check=False)
         assert result.returncode == code
         assert len(result.stderr.splitlines()) == 1, result.stderr
@@ -198,7 +198,7 @@ def _parsers() -> list[tuple[str, argparse.ArgumentParser]]:
     for _, parser in found:
         for action in parser._actions:
             if isinstance(action, argparse._SubParsersAction):
-                found.extend((child.prog, child) for child in action.choices.values())
+                found.extend((sub.prog, sub) for sub in action.choices.values())
     return found
 
 
@@ -236,15 +236,15 @@ def _stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
 
 
 def test_dash_reads_stdin_through_a_pipe(files: dict[str, str]) -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = child.env()
     data = SAMPLE.read_bytes()
     for argv, expected in ((["ls", "-"], "\n".join(SAMPLE_LS) + "\n"),
                            (["check", "-"], "-: ok (6 records, 0 errors, 0 warnings)\n")):
-        result = subprocess.run([sys.executable, "-m", "warckit", *argv], env=env, input=data,
+        result = subprocess.run(child.warckit_cli(*argv), env=env, input=data,
                                 capture_output=True, timeout=120, check=False)
         assert (result.returncode, result.stdout.decode()) == (0, expected), result.stderr
     bad = Path(files["bad"]).read_bytes()
-    result = subprocess.run([sys.executable, "-m", "warckit", "index", "-"], env=env, input=bad,
+    result = subprocess.run(child.warckit_cli("index", "-"), env=env, input=bad,
                             capture_output=True, text=False, timeout=120, check=False)
     assert result.returncode == 1
     assert result.stderr.decode().startswith(f"warckit index: error: -, offset {SAMPLE_SIZE}: ")

@@ -8,9 +8,9 @@ import gzip
 import hashlib
 import io
 import subprocess
-import sys
 from pathlib import Path
 
+import child
 import pytest
 
 import warckit
@@ -168,8 +168,8 @@ def test_check_names_the_damaged_member_and_goes_on(damaged_file: tuple[Path, li
 
 def test_ls_lenient_exits_1_when_records_were_lost(damaged_file: tuple[Path, list[int]]) -> None:
     path, offsets = damaged_file
-    run = subprocess.run([sys.executable, "-m", "warckit", "ls", "--lenient", str(path)],
-                         capture_output=True, text=True, cwd=Path(__file__).parents[2], check=False)
+    run = subprocess.run(child.warckit_cli("ls", "--lenient", str(path)),
+                         capture_output=True, text=True, env=child.env(), check=False)
     assert run.returncode == 1, run.stderr
     assert [int(line.split("\t")[0]) for line in run.stdout.splitlines()] == [offsets[i] for i in (0, 1, 3, 4)]
     assert "damaged-member" in run.stderr

@@ -7,12 +7,12 @@ import gzip
 import hashlib
 import io
 import subprocess
-import sys
 import warnings
 from pathlib import Path
 
+import child
 import pytest
-from corpus_paths import CORPUS, ROOT
+from corpus_paths import CORPUS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -125,8 +125,8 @@ def test_iana_lenient_reports_every_recovery() -> None:
 @needs_corpus
 def test_extract_payload_of_a_lying_body(tmp_path: Path) -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "warckit", "extract", str(IANA), "334", "--payload"],
-        capture_output=True, cwd=ROOT, check=False,
+        child.warckit_cli("extract", str(IANA), "334", "--payload"),
+        capture_output=True, env=child.env(), check=False,
     )
     assert out.returncode == 0, out.stderr
     assert len(out.stdout) == 5678 and out.stdout.startswith(b"<!doctype html>")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import random
 import struct
 import subprocess
@@ -20,6 +19,7 @@ import sys
 import zlib
 from pathlib import Path
 
+import child
 import pytest
 from twins import compiled_or_reason, impl_params
 
@@ -32,8 +32,10 @@ _twins = pytest.mark.skipif(
 )
 
 _SCRIPT = r"""
-import hashlib, json, sys
-import warckit
+import hashlib, json, os, sys
+import warckit, warckit._speedups
+assert warckit._speedups.implementations()["gzipmember"] == os.environ["EXPECT_GZIPMEMBER"], (
+    "child runs", warckit.__file__, warckit._speedups.implementations())
 from warckit.errors import WarckitError
 
 out = []
@@ -125,14 +127,16 @@ def _case(rng: random.Random) -> bytes:
 
 
 def _run(paths: list[str], *, pure: bool, readahead: bool) -> list[dict]:  # type: ignore[type-arg]
-    env = dict(os.environ)
+    # The installed (or built) warckit the tests import, not the checkout cwd would give.
+    env = child.env(EXPECT_GZIPMEMBER="py" if pure else "c")
     env.pop("WARCKIT_REQUIRE_EXTENSIONS", None)
     if pure:
         env["WARCKIT_NO_EXTENSIONS"] = "1"
     else:
         env.pop("WARCKIT_NO_EXTENSIONS", None)
     run = subprocess.run([sys.executable, "-c", _SCRIPT, "1" if readahead else "0", *paths],
-                         capture_output=True, cwd=ROOT, env=env, timeout=1200, check=False)
+                         capture_output=True, cwd=child.PACKAGE_PARENT, env=env, timeout=1200,
+                         check=False)
     assert run.returncode == 0, run.stderr.decode()[-3000:]
     result: list[dict] = json.loads(run.stdout)  # type: ignore[type-arg]
     return result
