@@ -380,7 +380,9 @@ def _piece_to_file(path: str, start: int, end: int | None, spool: str) -> bool:
     global _WORKER
     _WORKER = None  # forked: the parent's digest thread does not exist in this process
     reached: list[bool] = []
-    with open(spool, "wb", buffering=1 << 20) as out:
+    # The spool was created exclusively by the parent; never follow a link put in its place.
+    fd = os.open(spool, os.O_WRONLY | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "wb", buffering=1 << 20) as out:
         batch: list[_Item] = []
         for item in _piece(path, start, end, reached, compact=True):
             batch.append(item)
