@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from .._atomic import replacing
 from ..errors import ParseError
-from ._bisect import bisect_left_line, previous_line_start
+from ._bisect import bisect_left_line, line_number, previous_line_start
 from .sort import is_header
 
 __all__ = ["DEFAULT_BLOCK_LINES", "ZipNumIndex", "write_zipnum"]
@@ -159,14 +159,7 @@ class ZipNumIndex:
     def _idx_error(self, message: str, pos: int, entry: bytes) -> ParseError:
         """An error about the ``.idx`` entry at byte *pos*, naming its line number."""
         with open(self.idx_path, "rb") as fh:
-            number = 1
-            left = pos
-            while left > 0:
-                chunk = fh.read(min(left, 1 << 20))
-                if not chunk:
-                    break
-                number += chunk.count(b"\n")
-                left -= len(chunk)
+            number = line_number(fh, pos)
         return ParseError(f"line {number}: {message}", offset=pos, source=self.idx_path, snippet=entry[:80])
 
     def _entry(self, entry: bytes, pos: int) -> tuple[str, int, int]:
