@@ -15,8 +15,8 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from libc.string cimport memchr
 
 from warckit.errors import CompressionError, HeaderParseError, RecordParseError
-from warckit.headers import Headers
-from warckit.records import RECORD_TYPES, record_class
+from warckit.record.headers import Headers
+from warckit.record.records import RECORD_TYPES, record_class
 from warckit._speedups import load
 
 _hp = load("headers")

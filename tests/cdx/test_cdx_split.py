@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from corpus_paths import CORPUS
 
-from warckit import pieces as _split
 from warckit.cdx import IndexOptions, index_file, write_index
 from warckit.cdx import build as _build
 from warckit.cdx.indexer import index_range
 from warckit.errors import WarckitError
+from warckit.read import pieces as _split
 
 READ_TYPES = frozenset({"response", "resource", "revisit", "metadata", "conversion", "request"})
 

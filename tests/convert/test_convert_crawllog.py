@@ -8,7 +8,9 @@ from datetime import datetime, timezone
 import pytest
 from corpus_paths import CORPUS, corpus_path
 
-from warckit.convert.crawllog import (
+from warckit.errors import Issue, ParseError
+from warckit.record.digests import Digest
+from warckit.tools.crawllog import (
     CrawlLogEntry,
     Duplicate,
     parse_fetch_timestamp,
@@ -16,8 +18,6 @@ from warckit.convert.crawllog import (
     read_crawl_log,
     split_annotations,
 )
-from warckit.digests import Digest
-from warckit.errors import Issue, ParseError
 
 H3_DOCS = ("2011-06-23T17:12:08.802Z   200       1299 http://content-5.powells.com/robots.txt LREP "
            "http://content-5.powells.com/cgi-bin/imageDB.cgi?isbn=9780385518635 text/plain #014 "

@@ -11,8 +11,8 @@ from corpus_paths import corpus_path
 
 import warckit
 from warckit.cli import main
-from warckit.dedup import DedupIndex, DedupWriter, apply, detect_input, normalize_digest
-from warckit.guided import WarcWriter
+from warckit.tools.dedup import DedupIndex, DedupWriter, apply, detect_input, normalize_digest
+from warckit.write.guided import WarcWriter
 
 GOV = "webarchive-discovery/gov.uk-revisit-warcs/"
 FIRST = GOV + "BL-20140325121225068-00000-32090~opera~8443.warc.gz"

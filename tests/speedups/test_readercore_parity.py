@@ -27,16 +27,16 @@ from warckit.errors import WarckitError
 
 
 def _reader_on(core: ModuleType | None) -> Any:
-    """``warckit.reader`` executed again with *core* as its ``ReaderCore``."""
+    """``warckit.read.reader`` executed again with *core* as its ``ReaderCore``."""
     if core is None:
         return None
-    name = f"warckit._reader_twin_{core.__name__.rsplit('.', 1)[-1]}"
+    name = f"warckit.read._reader_twin_{core.__name__.rsplit('.', 1)[-1]}"
     if name in sys.modules:
         return sys.modules[name].ArchiveReader
-    spec = importlib.util.spec_from_file_location(name, warckit.reader.__file__)  # type: ignore[attr-defined]
+    spec = importlib.util.spec_from_file_location(name, warckit.read.reader.__file__)  # type: ignore[attr-defined]
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    module.__package__ = "warckit"
+    module.__package__ = "warckit.read"
     selected = _speedups.load
 
     def load(hot: str) -> ModuleType:

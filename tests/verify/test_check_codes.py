@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from corpus_paths import ROOT
 
-from warckit.check import check_file
+from warckit.check.report import check_file
 from warckit.cli import main
 
 

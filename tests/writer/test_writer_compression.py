@@ -11,9 +11,9 @@ import pytest
 from writer_oracles import fastwarc_block_digests, warcio_check
 
 import warckit
-from warckit import writer as W
 from warckit.errors import UsageError
-from warckit.guided import WarcWriter
+from warckit.write import writer as W
+from warckit.write.guided import WarcWriter
 
 HEAD = b"WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: 0\r\n\r\n"
 RESP = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"
@@ -143,7 +143,7 @@ def test_fast_base32_matches_base64() -> None:
     import base64
     import os
 
-    from warckit.guided import _b32
+    from warckit.write.guided import _b32
 
     for n in (5, 20, 40, 60):
         raw = os.urandom(n)
@@ -156,7 +156,7 @@ def test_fast_base32_matches_base64() -> None:
 ])
 def test_digests_as_digester_formats_them(tmp_path: Path, algorithm: str,
                                           encoding: str | None) -> None:
-    from warckit.digests import Digester
+    from warckit.record.digests import Digester
 
     body = BLOCK[:5000]
     with WarcWriter(tmp_path, fsync=False, digest=algorithm, digest_encoding=encoding) as w:

@@ -1,4 +1,4 @@
-"""Pure-Python record stepping for :class:`warckit.reader.ArchiveReader` (twin of ``_speedups/readercore.pyx``).
+"""Pure-Python record stepping for :class:`warckit.read.reader.ArchiveReader` (twin of ``_speedups/readercore.pyx``).
 
 :class:`ReaderCore` is the base class of the reader: it owns the decompressed-stream
 buffer and the member-boundary bookkeeping, and does the per-record work that runs
@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import CompressionError, HeaderParseError, Issue, RecordParseError
-from ..headers import Headers
-from ..records import RECORD_TYPES, WarcRecord, record_class
+from ..record.headers import Headers
+from ..record.records import RECORD_TYPES, WarcRecord, record_class
 from . import load
 
 __all__ = ["ReaderCore"]

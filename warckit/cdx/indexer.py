@@ -21,11 +21,11 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from .. import reader as _reader
 from .._speedups import load as _load_speedup
-from ..digests import normalize_algorithm
 from ..errors import Issue, UsageError
-from ..records import WarcRecord
+from ..read import reader as _reader
+from ..record.digests import normalize_algorithm
+from ..record.records import WarcRecord
 from . import _keys
 from ._timestamps import to_14_digits, utc_w3c
 from .formats import FORMATS, CdxEntry, FormatName, _dumps, header_line
@@ -373,7 +373,7 @@ def _iter_range(
 
     Reading starts at record offset *start* (``<= emit_from``): the records before
     *emit_from* only give the first ones their request/response pairing (see
-    :mod:`warckit.pieces`). The first record at or past *end* is read to settle the
+    :mod:`warckit.read.pieces`). The first record at or past *end* is read to settle the
     pairing of the last one. The offsets of the last record before *end* and of the first
     one at or past it are appended to *stopped_at* (nothing if the file ends first).
     """
@@ -674,7 +674,7 @@ def index_range(
     """:func:`index_file` restricted to the records that start in ``[start, end)``.
 
     ``(read_from, start)`` must be a split point from
-    :func:`warckit.pieces.split_points` (*read_from*: the record before *start*), or
+    :func:`warckit.read.pieces.split_points` (*read_from*: the record before *start*), or
     ``start=0``. The offsets of the last record before *end* and of the first one at or
     past it are appended to *stopped_at* (nothing if the file ends first).
     """

@@ -10,8 +10,8 @@ from typing import Any
 import orjson
 
 from ..errors import HttpParseError, WarckitError
-from ..reader import RECORDS_LOST, ArchiveReader
-from ..records import WarcRecord
+from ..read.reader import RECORDS_LOST, ArchiveReader
+from ..record.records import WarcRecord
 from ._common import expand_archives, parse_record_types, warner
 
 

@@ -26,10 +26,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from .._atomic import replacing
 from ..errors import Issue, UsageError
-from ..reader import open_archive
-from ..writer import DEFAULT_GZIP_LEVEL, HAVE_ISAL, Spool, fsync_file
+from ..io.atomic import replacing
+from ..read.reader import open_archive
+from ..write.writer import DEFAULT_GZIP_LEVEL, HAVE_ISAL, Spool, fsync_file
 
 if HAVE_ISAL:  # pragma: no branch - depends on the environment
     from isal import isal_zlib as _zlib

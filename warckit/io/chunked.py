@@ -8,7 +8,7 @@ import zlib
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from .errors import ChunkedEncodingError, DecompressionBombError, UsageError, WarckitError
+from ..errors import ChunkedEncodingError, DecompressionBombError, UsageError, WarckitError
 
 __all__ = [
     "BAD_CHUNKED", "NOT_CHUNKED", "ChunkedReader", "Dechunker", "DecodingReader", "Readable", "read_all",
@@ -436,7 +436,7 @@ class Dechunker:
     """Push-style chunked transfer-coding decoder: ``feed(data, out)`` passes the
     de-chunked bytes to ``out.update``; ``failed`` is set on malformed input."""
 
-    __slots__ = ("state", "left", "line", "failed")
+    __slots__ = ("failed", "left", "line", "state")
 
     def __init__(self) -> None:
         self.state = 0  # 0 size line, 1 data, 2 CRLF after data, 3 trailer, 4 done

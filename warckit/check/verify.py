@@ -20,12 +20,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ._chunked import Dechunker
-from ._speedups import load
-from .digests import DIGEST_SIZES, Digest
-from .errors import StaleRecordError
-from .pieces import Forked
-from .records import (
+from .._speedups import load
+from ..errors import StaleRecordError
+from ..io.chunked import Dechunker
+from ..read.pieces import Forked
+from ..record.digests import DIGEST_SIZES, Digest
+from ..record.records import (
     Continuation,
     Conversion,
     Metadata,
@@ -38,7 +38,7 @@ from .records import (
 )
 
 if TYPE_CHECKING:
-    from ._speedups import _verifyfast_py as _vf
+    from .._speedups import _verifyfast_py as _vf
 else:
     _vf = load("verifyfast")
 
@@ -347,7 +347,7 @@ def _piece(path: str, start: int, end: int | None, reached: list[bool], compact:
     when the piece stopped at *end*. With *compact*, the fast path's results are
     yielded as they are (tuples, for a worker to send), else as reports.
     """
-    from .reader import open_archive
+    from ..read.reader import open_archive
 
     scan = _scan
     wrap = DigestReport._from_packed
@@ -399,7 +399,7 @@ def _report(item: _PackedReport | DigestReport) -> DigestReport:
 
 
 class _Forked(Forked):
-    """One piece checked in a forked child (see :class:`warckit.pieces.Forked`).
+    """One piece checked in a forked child (see :class:`warckit.read.pieces.Forked`).
 
     The child spools its results to a temporary file that is read back one batch at a
     time, so this process holds no more than a batch of another piece's results.
@@ -454,7 +454,7 @@ def verify_file(
     The same as ``verify_digests`` on each record of ``warckit.open(path)``
     (strict reading), yielding ``(record.offset, report)``. With ``jobs`` > 1, a
     large gzip-per-record WARC file is cut at record boundaries (as ``warckit index
-    -j`` does, see :mod:`warckit.pieces`) into *jobs* pieces: this process checks
+    -j`` does, see :mod:`warckit.read.pieces`) into *jobs* pieces: this process checks
     the first while worker processes check the others; their results are yielded in
     file order once this process gets to them (the workers spool them to temporary
     files meanwhile, so memory stays bounded). Other files, and every file where ``os.fork``
@@ -464,7 +464,7 @@ def verify_file(
         path: A WARC or ARC file, any compression.
         jobs: Processes to use (this one included).
         min_split_size: Files smaller than this (bytes) are checked in one process
-            (default: :data:`warckit.pieces.MIN_SPLIT_SIZE`).
+            (default: :data:`warckit.read.pieces.MIN_SPLIT_SIZE`).
 
     Yields:
         ``(offset, report)`` for every record.
@@ -480,7 +480,7 @@ def verify_file(
     name = os.fspath(path)
     points: list[tuple[int, int]] = []
     if jobs > 1 and hasattr(os, "fork"):
-        from .pieces import split_points
+        from ..read.pieces import split_points
 
         points = split_points(name, jobs, _ALL_TYPES, False, min_size=min_split_size)
     if not points:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 
-from ._speedups import load, pure
-from .errors import DuplicateHeaderError
+from .._speedups import load, pure
+from ..errors import DuplicateHeaderError
 
 __all__ = ["Headers"]
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ._frozen import Frozen
-from ._speedups import load
-from .errors import HttpParseError
+from .._speedups import load
+from .._util.frozen import Frozen
+from ..errors import HttpParseError
 from .headers import Headers
 
 __all__ = ["MAX_HTTP_HEAD", "HttpHead", "find_head_end", "parse_http_head"]
@@ -28,7 +28,7 @@ class HttpHead(Frozen):
         headers: The header fields.
     """
 
-    __slots__ = ("raw", "protocol", "status", "reason", "method", "target", "headers")
+    __slots__ = ("headers", "method", "protocol", "raw", "reason", "status", "target")
     raw: bytes
     protocol: str
     status: int | None

@@ -13,7 +13,7 @@ line:
   (``2024-05-02T10:00:04.070Z``; whole seconds in WARC/1.0);
 * identical-payload-digest: WARC-Payload-Digest = the log's digest; WARC-Refers-To /
   -Target-URI / -Date from the original capture, found in the given WARC/ARC files, CDX
-  indexes or crawl.logs (a :class:`~warckit.dedup.DedupIndex`):
+  indexes or crawl.logs (a :class:`~warckit.tools.dedup.DedupIndex`):
   ``duplicate:"file.arc,offset"`` by location, otherwise same URL first, then the
   digest alone; left out (and counted) when no original is known;
 * server-not-modified: the log's digest is that of the empty 304 body, so it is never
@@ -32,11 +32,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from ..dedup import DedupIndex, Original, normalize_digest
 from ..errors import Issue
-from ..guided import WarcWriter
-from ..rolling import DEFAULT_MAX_BYTES
+from ..write.guided import WarcWriter
+from ..write.rolling import DEFAULT_MAX_BYTES
 from .crawllog import SERVER_NOT_MODIFIED, CrawlLogEntry, read_crawl_log
+from .dedup import DedupIndex, Original, normalize_digest
 
 __all__ = ["CrawlLogStats", "crawllog_to_warc", "find_original", "warc_date"]
 

@@ -20,9 +20,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import ParseError
-from .headers import Headers
-from .http import HttpHead, find_head_end, parse_http_head
+from ..errors import ParseError
+from ..record.headers import Headers
+from ..record.http import HttpHead, find_head_end, parse_http_head
 from .reader import open_archive, read_record_at
 
 __all__ = ["LogicalRecord", "SegmentRef", "iter_logical_records", "reassemble"]

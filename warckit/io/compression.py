@@ -13,8 +13,8 @@ from __future__ import annotations
 import struct
 from typing import Any, BinaryIO, Protocol
 
-from ._speedups import load
-from .errors import CompressionError, UsageError
+from .._speedups import load
+from ..errors import CompressionError, UsageError
 
 __all__ = [
     "GZIP_MAGIC",

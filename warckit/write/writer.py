@@ -1,7 +1,7 @@
 """Low-level record serializer and compressor: one gzip member or zstd frame per record.
 
-Nothing here decides *what* to write: :mod:`warckit.guided` fills the fields and
-:mod:`warckit.rolling` decides *where*. This module turns a record head and a block
+Nothing here decides *what* to write: :mod:`warckit.write.guided` fills the fields and
+:mod:`warckit.write.rolling` decides *where*. This module turns a record head and a block
 into the exact bytes of one independently decompressible unit, so that every record
 offset is a valid random-access offset (WARC 1.1 Annex D "record-at-a-time"
 compression).
@@ -42,9 +42,9 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import IO, Any, BinaryIO, Protocol
 
-from ._cpus import cpu_count
-from .errors import UsageError, ValidationError
-from .headers import Headers
+from .._util.cpus import cpu_count
+from ..errors import UsageError, ValidationError
+from ..record.headers import Headers
 
 try:  # pragma: no cover - depends on the environment
     from isal import isal_zlib as _zlib
@@ -57,7 +57,7 @@ except ImportError:  # pragma: no cover
 
 import zlib as _stdzlib
 
-from ._speedups import load as _load_speedups
+from .._speedups import load as _load_speedups
 
 #: libdeflate for whole blocks: the compiled module (libdeflate's C library, GIL
 #: released, a native worker thread) or its pure twin (the ``deflate`` package).
@@ -100,7 +100,7 @@ __all__ = [
 #: Compression names accepted everywhere: ``"gzip"``, ``"zstd"``, ``"none"``.
 COMPRESSIONS = ("gzip", "zstd", "none")
 #: Default level of the *streaming* gzip compressor (isal 0-3, else zlib 0-9); used for
-#: blocks larger than :data:`SPOOL_MEMORY` and by :mod:`warckit.convert.recompress`.
+#: blocks larger than :data:`SPOOL_MEMORY` and by :mod:`warckit.tools.recompress`.
 DEFAULT_GZIP_LEVEL = 3 if HAVE_ISAL else 6
 #: Gzip backends a :class:`RecordEncoder` accepts (those installed).
 GZIP_BACKENDS = tuple(
@@ -158,7 +158,7 @@ def head_bytes(version: str, headers: Headers) -> bytes:
     if text.count("\r") != n or text.count("\n") != n or any(":" in name for name, _ in fields):
         for name, value in fields:
             if "\r" in name or "\n" in name or "\r" in value or "\n" in value or ":" in name:
-                from .errors import Issue
+                from ..errors import Issue
 
                 raise ValidationError(
                     [Issue("bad-syntax", "field names and values must not contain CR, LF "
@@ -736,7 +736,7 @@ class RecordWriter:
     """Append records, each as its own gzip member / zstd frame, to one binary file.
 
     The dumb writer: no record IDs, no rolling, no warcinfo. It validates each record
-    against :mod:`warckit.validate` unless told not to.
+    against :mod:`warckit.record.rules` unless told not to.
 
     Args:
         fileobj: A binary file open for writing (appending at its current position).
@@ -835,8 +835,8 @@ def prepare_given(
         ValidationError: a rule is broken or Content-Length does not match the block;
             nothing was written.
     """
-    from . import validate as _validate
-    from .errors import Issue
+    from ..errors import Issue
+    from ..record import rules as _validate
 
     if validate:
         issues = [i for i in _validate.validate_headers(headers, version) if i.severity == "error"]

@@ -23,12 +23,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from .._dates import parse_arc_date
+from .._util.dates import parse_arc_date
 from ..errors import Issue, UsageError, ValidationError
-from ..guided import WarcWriter
-from ..reader import open_archive
-from ..records import WarcRecord
-from ..rolling import DEFAULT_MAX_BYTES
+from ..read.reader import open_archive
+from ..record.records import WarcRecord
+from ..write.guided import WarcWriter
+from ..write.rolling import DEFAULT_MAX_BYTES
 
 __all__ = ["ARC_FILENAME_FIELD", "ARC_OFFSET_FIELD", "Arc2WarcStats", "arc_to_warc"]
 

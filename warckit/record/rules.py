@@ -17,8 +17,8 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from ._dates import parse_warc_date
-from .errors import Issue
+from .._util.dates import parse_warc_date
+from ..errors import Issue
 from .headers import Headers
 
 __all__ = [

@@ -7,7 +7,7 @@ Given a new capture it answers "is this payload already archived, and where?":
 * :meth:`DedupIndex.lookup` prefers the same URL (exact string, then the same SURT
   key) and falls back to the digest alone (URI-agnostic), reporting which way it
   matched in :attr:`Original.match`;
-* :class:`DedupWriter` wraps a :class:`~warckit.guided.WarcWriter` and writes a
+* :class:`DedupWriter` wraps a :class:`~warckit.write.guided.WarcWriter` and writes a
   ``revisit`` instead of a ``response`` when the payload is known;
 * :func:`apply` rewrites a WARC so that only new or changed payloads are kept (the
   ARCO idea), replacing the other responses by revisits that keep their record IDs.
@@ -35,13 +35,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ._dates import format_warc_date, parse_arc_date, parse_warc_date
-from .digests import Digest, Digester
-from .errors import Issue, ParseError, UrlError, UsageError
-from .headers import Headers
-from .http import parse_http_head
-from .reader import open_archive
-from .records import WarcRecord
+from .._util.dates import format_warc_date, parse_arc_date, parse_warc_date
+from ..errors import Issue, ParseError, UrlError, UsageError
+from ..read.reader import open_archive
+from ..record.digests import Digest, Digester
+from ..record.headers import Headers
+from ..record.http import parse_http_head
+from ..record.records import WarcRecord
 
 __all__ = [
     "ApplyStats",
@@ -153,7 +153,7 @@ def normalize_digest(value: Digest | str | None) -> str | None:
 
 
 def _urlkey(url: str) -> str:
-    from .url import surt
+    from ..url import surt
 
     try:
         return surt(url, style="cdx")
@@ -205,7 +205,7 @@ def detect_input(path: str | os.PathLike[str]) -> str:
             (b"WARC/", b"filedesc:")):
         return "archive"
     first = head.split(b"\n", 1)[0].decode("utf-8", "replace")
-    from .convert.crawllog import parse_line
+    from .crawllog import parse_line
 
     lines = [ln for ln in head.decode("utf-8", "replace").splitlines()[:3] if ln.strip()]
     for ln in lines[:2]:
@@ -214,7 +214,7 @@ def detect_input(path: str | os.PathLike[str]) -> str:
             return "crawllog"
         except ValueError:
             continue
-    from .cdx.formats import detect_format
+    from ..cdx.formats import detect_format
 
     try:
         detect_format(first)
@@ -382,7 +382,7 @@ class DedupIndex:
 
         Revisit lines (``warc/revisit``) are not originals and are skipped.
         """
-        from .cdx.formats import CdxEntry, CdxjEntry, ClassicCdxEntry, detect_format, parse_line
+        from ..cdx.formats import CdxEntry, CdxjEntry, ClassicCdxEntry, detect_format, parse_line
 
         n = 0
         opener: Callable[..., Any] = open
@@ -451,7 +451,7 @@ class DedupIndex:
         Heritrix gave the capture). The file name and offset come from the extra-info
         JSON (``warcFilename``/``warcFileOffset``, ``arcFilename``) when present.
         """
-        from .convert.crawllog import read_crawl_log
+        from .crawllog import read_crawl_log
 
         n = 0
         for e in read_crawl_log(path, lenient=lenient, on_warning=on_warning):
@@ -589,7 +589,7 @@ def payload_digest_of(record: WarcRecord, algorithm: str = "sha1") -> Digest:
 
 def _entity_digest(http_head: bytes, body: Iterable[bytes], algorithm: str) -> Digest:
     """Digest of the HTTP entity: the body with chunked transfer-coding removed."""
-    from ._chunked import ChunkedReader
+    from ..io.chunked import ChunkedReader
 
     head = parse_http_head(http_head, lenient=True)
     spool = tempfile.SpooledTemporaryFile(max_size=8 << 20)  # noqa: SIM115 - closed below / handed on
@@ -625,7 +625,7 @@ class DedupStats:
 class DedupWriter:
     """A guided writer that writes a revisit instead of a response when the payload is known.
 
-    Wraps a :class:`~warckit.guided.WarcWriter`; every method other than
+    Wraps a :class:`~warckit.write.guided.WarcWriter`; every method other than
     :meth:`response` is the writer's own.
 
     Args:
@@ -638,7 +638,7 @@ class DedupWriter:
 
     Example:
         >>> import tempfile
-        >>> from warckit.guided import WarcWriter
+        >>> from warckit.write.guided import WarcWriter
         >>> idx = DedupIndex()
         >>> with WarcWriter(tempfile.mkdtemp()) as w:
         ...     d = DedupWriter(w, idx)
@@ -670,14 +670,14 @@ class DedupWriter:
             body: The body as received (bytes, a stream or an iterable of bytes). A
                 stream is spooled to compute the digest first.
             payload_digest: The payload digest, if the caller knows it (skips hashing).
-            **kwargs: Passed to :meth:`~warckit.guided.WarcWriter.response` (``ip``,
+            **kwargs: Passed to :meth:`~warckit.write.guided.WarcWriter.response` (``ip``,
                 ``date``, ``concurrent_to``…); ``ip``, ``date`` and ``concurrent_to``
                 also go to the revisit.
 
         Returns:
-            The :class:`~warckit.guided.WrittenRecord` of whichever record was written.
+            The :class:`~warckit.write.guided.WrittenRecord` of whichever record was written.
         """
-        from .writer import iter_source
+        from ..write.writer import iter_source
 
         raw_head = http_head if isinstance(http_head, (bytes, bytearray)) else http_head.raw
         raw_head = bytes(raw_head)
@@ -750,7 +750,7 @@ class ApplyStats:
 def revisit_headers(record: WarcRecord, original: Original, digest: Digest | str,
                     http_head: bytes) -> Headers:
     """Fields of the revisit that replaces *record* (same Record-ID, date, URI, links)."""
-    from .digests import Digester as _D
+    from ..record.digests import Digester as _D
 
     version = "1.1" if record.version == "1.1" else "1.0"
     d = _D("sha1")
@@ -811,7 +811,7 @@ def apply(
         compression: ``"gzip"``, ``"zstd"`` or ``"none"``.
         max_bytes: Roll output files at this size (default: no limit).
     """
-    from .guided import WarcWriter
+    from ..write.guided import WarcWriter
 
     os.makedirs(out_dir, exist_ok=True)
     name = os.path.basename(os.fspath(source))

@@ -2,14 +2,14 @@
 
 :class:`WarcWriter` takes the caller's intent (a target URI, an HTTP head and a body,
 a content type, links to other records), fills every field the standard asks for,
-validates the head against :mod:`warckit.validate` and writes the record through a
-:class:`~warckit.rolling.RollingFile`. Each method returns a :class:`WrittenRecord`:
+validates the head against :mod:`warckit.record.rules` and writes the record through a
+:class:`~warckit.write.rolling.RollingFile`. Each method returns a :class:`WrittenRecord`:
 the record's identity and its place on disk (valid CDX offset and length), which can
 be passed on as ``concurrent_to=`` / ``refers_to=``.
 
 Example:
     >>> import tempfile, warckit
-    >>> from warckit.guided import WarcWriter
+    >>> from warckit.write.guided import WarcWriter
     >>> out = tempfile.mkdtemp()
     >>> with WarcWriter(out, prefix="demo", warcinfo={"operator": "Ada"}) as w:
     ...     req = w.request("https://example.com/", b"GET / HTTP/1.1\\r\\nHost: example.com\\r\\n\\r\\n")
@@ -32,15 +32,15 @@ from datetime import datetime, timezone
 from functools import partial
 from typing import Any, Union
 
-from . import _args
-from . import validate as _validate
-from ._chunked import Dechunker
-from ._dates import format_warc_date, parse_warc_date
-from ._version import __version__
-from .digests import Digest, Digester
-from .errors import HttpParseError, Issue, UsageError, ValidationError
-from .headers import Headers
-from .http import parse_http_head
+from .._util.dates import format_warc_date, parse_warc_date
+from .._version import __version__
+from ..errors import HttpParseError, Issue, UsageError, ValidationError
+from ..io.chunked import Dechunker
+from ..record import rules as _validate
+from ..record.digests import Digest, Digester
+from ..record.headers import Headers
+from ..record.http import parse_http_head
+from . import args as _args
 from .rolling import DEFAULT_MAX_BYTES, DEFAULT_TEMPLATE, RollingFile
 from .writer import (
     BlockSink,
@@ -283,7 +283,7 @@ def _hash_functions(algorithm: str, encoding: str | None) -> tuple[Any, Any]:
 
 
 def _slow_hash_functions(algorithm: str, encoding: str | None) -> tuple[Any, Any]:
-    from .digests import Digest
+    from ..record.digests import Digest
 
     def new() -> Digester:
         return Digester(algorithm, encoding=encoding)
@@ -378,7 +378,7 @@ class WarcWriter:
         max_bytes: Roll to a new file before this many bytes (on disk) would be
             exceeded. ``None``: no limit.
         max_records: Roll after this many records (warcinfo not counted).
-        template: File-name template (see :mod:`warckit.rolling`).
+        template: File-name template (see :mod:`warckit.write.rolling`).
         fsync: ``fsync`` each file before dropping its ``.open`` suffix.
         warcinfo: Extra ``application/warc-fields`` for every file's warcinfo record
             (``operator``, ``description``, ``isPartOf``, ``robots``, …). ``software``,
@@ -396,7 +396,7 @@ class WarcWriter:
         port: ``{port}`` in file names.
         gzip_backend: ``"libdeflate"`` (default when the ``deflate`` package is
             installed), ``"isal"``, ``"zlib-ng"`` or ``"zlib"``
-            (:data:`warckit.writer.GZIP_BACKENDS`). All write standard gzip members.
+            (:data:`warckit.write.writer.GZIP_BACKENDS`). All write standard gzip members.
         threads: Compress on a worker thread (default: when the machine has more
             than one CPU). With the libdeflate backend every record's head and block
             go to a native worker thread and the method returns at once: the record

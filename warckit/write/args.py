@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
-from .errors import UsageError
+from ..errors import UsageError
 
 __all__ = [
     "check_body",
@@ -56,8 +56,8 @@ def check_date(method: str, value: object, name: str = "date") -> None:
 
 
 def check_digest(method: str, name: str, value: object) -> None:
-    """*value* is a digest string (``sha1:…``), a :class:`~warckit.digests.Digest` or ``None``."""
-    from .digests import Digest
+    """*value* is a digest string (``sha1:…``), a :class:`~warckit.record.digests.Digest` or ``None``."""
+    from ..record.digests import Digest
 
     if value is None or isinstance(value, (str, Digest)):
         return

@@ -34,11 +34,11 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from .._atomic import create_exclusive
 from ..errors import Issue, UsageError
-from ..reader import open_archive
-from ..records import WarcRecord
-from ..writer import Readable
+from ..io.atomic import create_exclusive
+from ..read.reader import open_archive
+from ..record.records import WarcRecord
+from ..write.writer import Readable
 
 __all__ = ["MANIFEST_NAME", "ExtractStats", "extract_all", "safe_relative_path"]
 
@@ -194,7 +194,7 @@ def _inside(root: str, path: str) -> bool:
 
 def _payload(record: WarcRecord, decode: bool) -> tuple[Readable, int | None, str | None]:
     """(stream, status, media type) of what gets extracted from *record*."""
-    from .._chunked import ChunkedReader, DecodingReader
+    from ..io.chunked import ChunkedReader, DecodingReader
 
     http = record.http if record.has_http else None
     if http is not None and http.is_response:

@@ -36,8 +36,8 @@ from typing import IO, Any
 
 import orjson
 
-from ..digests import Digest
 from ..errors import Issue, ParseError
+from ..record.digests import Digest
 
 __all__ = [
     "IDENTICAL_PAYLOAD_DIGEST",
@@ -50,7 +50,7 @@ __all__ = [
     "split_annotations",
 ]
 
-#: Revisit profile names (as :meth:`warckit.guided.WarcWriter.revisit` takes them).
+#: Revisit profile names (as :meth:`warckit.write.guided.WarcWriter.revisit` takes them).
 IDENTICAL_PAYLOAD_DIGEST = "identical-payload-digest"
 SERVER_NOT_MODIFIED = "server-not-modified"
 

@@ -88,7 +88,7 @@ def _header_value(head: bytes, name: bytes) -> bytes | None:
 
 def _readable_start(path: str, offset: int, read_types: frozenset[str], skip_fields: bool) -> bool:
     """Whether the record at *offset* is one the indexer reads and does not skip."""
-    from .errors import ParseError
+    from ..errors import ParseError
     from .reader import read_record_at
 
     try:

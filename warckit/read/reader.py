@@ -15,16 +15,9 @@ import zlib
 from collections.abc import Callable, Collection, Iterator
 from typing import IO, TYPE_CHECKING, Any, BinaryIO
 
-from ._compression import (
-    MAX_DICTIONARY,
-    ZSTD_DICT_MAGIC,
-    PlainDecoder,
-    make_decoder,
-    sniff_compression,
-)
-from ._cpus import cpu_count
-from ._speedups import load
-from .errors import (
+from .._speedups import load
+from .._util.cpus import cpu_count
+from ..errors import (
     CompressionError,
     HeaderParseError,
     Issue,
@@ -32,12 +25,19 @@ from .errors import (
     RecordParseError,
     UsageError,
 )
-from .records import ArcRecord, WarcRecord
+from ..io.compression import (
+    MAX_DICTIONARY,
+    ZSTD_DICT_MAGIC,
+    PlainDecoder,
+    make_decoder,
+    sniff_compression,
+)
+from ..record.records import ArcRecord, WarcRecord
 
 __all__ = ["RECORDS_LOST", "ArchiveReader", "WarningHandler", "open_archive", "read_payload_range", "read_record_at"]
 
 if TYPE_CHECKING:
-    from ._speedups._readercore_py import ReaderCore as _ReaderCore
+    from .._speedups._readercore_py import ReaderCore as _ReaderCore
 else:
     _ReaderCore = load("readercore").ReaderCore
 _MAX_CONTENT_LENGTH: int = load("readercore").MAX_CONTENT_LENGTH

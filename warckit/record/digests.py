@@ -11,8 +11,8 @@ import base64
 import binascii
 import re
 
-from ._frozen import Frozen
-from .errors import HeaderParseError, UsageError
+from .._util.frozen import Frozen
+from ..errors import HeaderParseError, UsageError
 
 __all__ = ["DIGEST_SIZES", "Digest", "Digester", "normalize_algorithm"]
 
@@ -58,7 +58,7 @@ class Digest(Frozen):
         label: The label exactly as written (``SHA-1``, ``sha1``…).
     """
 
-    __slots__ = ("algorithm", "value", "label")
+    __slots__ = ("algorithm", "label", "value")
     algorithm: str
     value: str
     label: str

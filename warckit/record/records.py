@@ -1,6 +1,6 @@
 """Record models: one typed class per WARC-Type, plus ARC records behind the same interface.
 
-A record owns its head (version, :class:`~warckit.headers.Headers`, the exact head
+A record owns its head (version, :class:`~warckit.record.headers.Headers`, the exact head
 bytes) and a lazy, bounded view of its block. The block streams from the reader
 that produced the record; once the reader has moved on, touching an unread part of
 the block raises :class:`~warckit.errors.StaleRecordError` unless the record was
@@ -14,14 +14,14 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
-from ._dates import parse_arc_date, parse_warc_date
+from .._util.dates import parse_arc_date, parse_warc_date
+from ..errors import HeaderParseError, HttpParseError, Issue, ParseError, StaleRecordError
 from .digests import Digest
-from .errors import HeaderParseError, HttpParseError, Issue, ParseError, StaleRecordError
 from .headers import Headers
 from .http import MAX_HTTP_HEAD, HttpHead, find_head_end, parse_http_head
 
 if TYPE_CHECKING:
-    from .reader import ArchiveReader
+    from ..read.reader import ArchiveReader
 
 __all__ = [
     "RECORD_TYPES",
@@ -113,6 +113,7 @@ class WarcRecord:
     format: ClassVar[str] = "warc"
 
     __slots__ = (
+        "__weakref__",
         "_content_length",
         "_gen",
         "_http",
@@ -134,7 +135,6 @@ class WarcRecord:
         "stream_offset",
         "trailer",
         "version",
-        "__weakref__",
     )
 
     def __init__(
@@ -595,7 +595,7 @@ class WarcRecord:
                 error raised while a body streams, it names the record's source and offset.
             DecompressionBombError: a decoded layer grew past *max_decoded*.
         """
-        from ._chunked import ChunkedReader, DecodingReader
+        from ..io.chunked import ChunkedReader, DecodingReader
 
         stream: Any = self.payload_stream()
         h = self.http
@@ -689,7 +689,7 @@ class Warcinfo(WarcRecord):
 
     def info(self) -> Headers:
         """The block parsed as ``application/warc-fields`` (bare LF tolerated)."""
-        from ._speedups import load
+        from .._speedups import load
 
         block = self.read_block() if not self._retained else self._retained
         hp = load("headers")

@@ -7,7 +7,7 @@ What is checked (each finding is an :class:`~warckit.errors.Issue` with a stable
   (``bad-version``, ``bad-content-length``, ``truncated-block``, ``short-trailer``,
   ``missing-trailer``, ``skipped-garbage``, ``trailing-garbage``, ``truncated-member``…);
   a damage the lenient reader cannot get past is a ``parse-error``;
-* the rule table of the record's version (:mod:`warckit.validate`): ``missing-field``,
+* the rule table of the record's version (:mod:`warckit.record.rules`): ``missing-field``,
   ``forbidden-field``, ``repeated-field``, ``bad-syntax``, ``bad-segment-number``,
   ``missing-content-type``, ``unknown-profile``, ``nonstandard-profile``;
   records of WARC 0.17/0.18 get ``old-version`` and no field rules;
@@ -29,10 +29,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import validate as _validate
-from .digests import DIGEST_SIZES, Digest
-from .errors import HeaderParseError, Issue, ParseError
-from .reader import open_archive
+from ..errors import HeaderParseError, Issue, ParseError
+from ..read.reader import open_archive
+from ..record import rules as _validate
+from ..record.digests import DIGEST_SIZES, Digest
 from .verify import LEGACY, WARC11, verify_digests
 
 __all__ = ["FRAMING_ERRORS", "FileReport", "RecordReport", "check_file", "check_files", "iter_check_files"]

@@ -1,7 +1,7 @@
 """Rolling output files: name template, size / record limits, ``.open`` until closed.
 
 A :class:`RollingFile` knows nothing about WARC fields. It receives already encoded
-records (:class:`~warckit.writer.EncodedRecord`), so the size it counts is the size
+records (:class:`~warckit.write.writer.EncodedRecord`), so the size it counts is the size
 that reaches the disk, and it decides *before* writing a record whether that record
 still fits. The guided writer supplies the warcinfo record for each new file through
 a callback.
@@ -24,8 +24,8 @@ import socket
 from collections.abc import Callable
 from datetime import datetime, timezone
 
-from ._atomic import create_exclusive
-from .errors import Issue, UsageError
+from ..errors import Issue, UsageError
+from ..io.atomic import create_exclusive
 from .writer import EncodedRecord
 
 __all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_TEMPLATE", "OPEN_SUFFIX", "RollingFile", "timestamp17"]
