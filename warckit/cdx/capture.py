@@ -1,0 +1,223 @@
+"""Record → :class:`Capture`: the fields an index line is made of, read through the record API.
+
+One job: extraction. Which records are indexed is :mod:`warckit.cdx.indexer`'s rule, the
+POST/PUT pairing is :mod:`warckit.cdx.pairing`'s, and the line layouts are
+:mod:`warckit.cdx.lines`'.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .._speedups import load as _load_speedup
+from ..record.records import WarcRecord
+
+__all__ = ["Capture", "extract", "finish", "http_fast"]
+
+#: Record types whose block is an HTTP message when it is one at all.
+_HTTP_TYPES = ("response", "revisit", "request")
+
+
+@dataclass(slots=True)
+class Capture:
+    """Everything the index formats need to know about one record.
+
+    Attributes:
+        url: WARC-Target-URI (ARC: the URL of the header line), ``""`` if none.
+        type: WARC record type (ARC records: the WARC equivalent).
+        is_arc: Whether the record comes from an ARC file.
+        date: WARC-Date as written (ARC: converted to W3C form), ``""`` if none.
+        filename: The file name written into the index.
+        offset: Offset of the record in the file.
+        length: Bytes the record occupies in the file (``None`` if not member-aligned).
+        record_id: WARC-Record-ID without angle brackets.
+        payload_digest: WARC-Payload-Digest as written.
+        block_digest: WARC-Block-Digest as written.
+        computed_digest: ``sha1:…`` of the payload, computed for pywb formats when the
+            record has no payload digest (as cdxj-indexer does).
+        status: HTTP status code text.
+        http_content_type: Content-Type of the HTTP head.
+        content_type: Content-Type of the record.
+        payload_length: Bytes of payload (block minus HTTP head).
+        profile: Revisit profile name.
+        refers_to: WARC-Refers-To without brackets.
+        refers_to_uri: WARC-Refers-To-Target-URI.
+        refers_to_date: WARC-Refers-To-Date.
+        concurrent_to: WARC-Concurrent-To values without brackets.
+        method: HTTP method of a POST/PUT capture (or of a request record).
+        request_body: The request body as a query (POST/PUT captures).
+        key_suffix: Text appended to the URL before the key is made (``?__wb_method=POST…``).
+        truncated: WARC-Truncated.
+        has_http: Whether the block is (or starts with) a parsed HTTP head.
+        stored_length: The length pywb formats record: as :attr:`length` for compressed
+            files; for uncompressed files warcio's convention, head plus block without the
+            record trailer.
+    """
+
+    url: str
+    type: str
+    is_arc: bool
+    date: str
+    filename: str
+    offset: int
+    length: int | None = None
+    record_id: str | None = None
+    payload_digest: str | None = None
+    block_digest: str | None = None
+    computed_digest: str | None = None
+    status: str | None = None
+    http_content_type: str | None = None
+    content_type: str | None = None
+    payload_length: int | None = None
+    profile: str | None = None
+    refers_to: str | None = None
+    refers_to_uri: str | None = None
+    refers_to_date: str | None = None
+    concurrent_to: tuple[str, ...] = field(default_factory=tuple)
+    method: str | None = None
+    request_body: str | None = None
+    key_suffix: str = ""
+    truncated: str | None = None
+    stored_length: int | None = None
+    has_http: bool = False
+
+
+def _unbracket(value: str | None) -> str | None:
+    if value and value[0] == "<" and value[-1] == ">":
+        return value[1:-1]
+    return value
+
+
+def extract(record: WarcRecord, filename: str, compute_digest: bool) -> Capture:
+    """The capture of *record*, read while it is the reader's current record.
+
+    Its lengths are filled in by :func:`finish` once the reader has moved past it.
+    """
+    rtype = record.type
+    if record.format == "arc":
+        cap = Capture(record.target_uri or "", rtype, True, record.date_string or "", filename, record.offset)
+        cap.content_type = record.content_type
+    else:
+        h, concurrent = record.headers._first_values()
+        cap = Capture(record.target_uri or "", rtype, False, h.get("warc-date", ""), filename, record.offset)
+        cap.record_id = _unbracket(h.get("warc-record-id"))
+        cap.payload_digest = h.get("warc-payload-digest")
+        cap.block_digest = h.get("warc-block-digest")
+        cap.content_type = h.get("content-type")
+        if "warc-concurrent-to" in h:
+            cap.concurrent_to = tuple(v for v in (_unbracket(c) for c in concurrent) if v)
+        cap.truncated = h.get("warc-truncated")
+        if rtype == "revisit":
+            cap.profile = record.profile_name  # type: ignore[attr-defined]
+            cap.refers_to = _unbracket(h.get("warc-refers-to"))
+            cap.refers_to_uri = record.refers_to_target_uri
+            cap.refers_to_date = h.get("warc-refers-to-date")
+        elif rtype in ("metadata", "conversion"):
+            cap.refers_to = _unbracket(h.get("warc-refers-to"))
+        if rtype in _HTTP_TYPES:
+            _http_fields(cap, record)
+            if compute_digest:
+                _compute_digest(cap, record)
+            return cap
+    _http_fields_parsed(cap, record)
+    if compute_digest:
+        _compute_digest(cap, record)
+    return cap
+
+
+def _http_fields(cap: Capture, record: WarcRecord) -> None:
+    """Status, method, Content-Type and payload length of a WARC HTTP block."""
+    size = record.content_length
+    fast = http_fast(record)
+    if fast is None:
+        _http_fields_parsed(cap, record)
+    elif fast:
+        status, method, ctype, head_len = fast
+        cap.has_http = True
+        cap.http_content_type = ctype
+        cap.status = status
+        cap.payload_length = max(size - head_len, 0)
+        if cap.type == "request":
+            cap.method = method
+    else:
+        cap.payload_length = size
+
+
+def _http_fields_parsed(cap: Capture, record: WarcRecord) -> None:
+    """:func:`_http_fields` through the HTTP head parser (ARC records, unusual heads)."""
+    size = record.content_length
+    http = record.http if cap.type in _HTTP_TYPES else None
+    if http is None:
+        cap.payload_length = size
+        return
+    cap.has_http = True
+    for name, value in http.headers.fields:  # cheaper than building the name index
+        if len(name) == 12 and name.lower() == "content-type":
+            cap.http_content_type = value
+            break
+    if http.status is not None:
+        cap.status = str(http.status)
+    cap.payload_length = max(size - len(http.raw), 0)
+    if cap.type == "request":
+        cap.method = http.method
+
+
+def _compute_digest(cap: Capture, record: WarcRecord) -> None:
+    """cdxj-indexer's digest of a record without WARC-Payload-Digest."""
+    if cap.payload_digest is None and cap.type not in ("warcinfo", "revisit"):
+        cap.computed_digest = _sha1_payload(record)
+
+
+def _sha1_payload(record: WarcRecord) -> str:
+    import base64
+    import hashlib  # (only pywb formats compute digests; keeps start-up quick)
+
+    hasher = hashlib.sha1()
+    stream = record.payload_stream()
+    while True:
+        chunk = stream.read(1 << 16)
+        if not chunk:
+            break
+        hasher.update(chunk)
+    return "sha1:" + base64.b32encode(hasher.digest()).decode("ascii")
+
+
+def finish(cap: Capture, record: WarcRecord, plain: bool) -> None:
+    """Fill in the lengths of *cap* once the reader has moved past *record*.
+
+    *plain*: the file is uncompressed (the pywb formats then record warcio's length).
+    """
+    cap.length = record.length
+    if plain and cap.length is not None:
+        cap.stored_length = min(len(record.raw_head) + record.content_length, cap.length)
+    else:
+        cap.stored_length = cap.length
+
+
+_FAST_HEAD = 16384  # what WarcRecord.http retains first
+_clean_http_head = _load_speedup("headers").clean_http_head
+
+
+def http_fast(record: WarcRecord) -> tuple[str | None, str | None, str | None, int] | tuple[()] | None:
+    """Status, method, Content-Type and head length of a clean HTTP head, without parsing it.
+
+    ``()`` when the block is not HTTP, ``None`` when the full parser must decide. Reads
+    the same retained prefix :attr:`WarcRecord.http` would, so the parser can still run.
+    """
+    if not record.has_http:
+        return ()
+    if record.content_length <= 0:
+        return None
+    buf = record.peek_block(_FAST_HEAD)
+    end = buf.find(b"\r\n\r\n")
+    if end < 0:
+        return None
+    end += 4
+    # A clean head (status or request line, token:value lines, CRLF line ends): anything
+    # else (folded or bare-LF lines, malformed names, odd start lines) takes the full
+    # parser, so the fast path never accepts what the parser would reject or read differently.
+    clean = _clean_http_head(buf, end)
+    if clean is None:
+        return None
+    status, method, ctype = clean
+    return status, method, ctype, end
