@@ -33,14 +33,16 @@ from ..io.compression import (
     sniff_compression,
 )
 from ..io.sources import InputLike, Source, open_source
-from ..record.records import ArcRecord, WarcRecord
+from ..record.records import RECORD_TYPES, ArcRecord, WarcRecord, record_class
 
 __all__ = ["RECORDS_LOST", "ArchiveReader", "WarningHandler", "open_archive", "read_payload_range", "read_record_at"]
 
 if TYPE_CHECKING:
+    from .._speedups._readercore_py import LengthedBody as _LengthedBody
     from .._speedups._readercore_py import ReaderCore as _ReaderCore
 else:
     _ReaderCore = load("readercore").ReaderCore
+    _LengthedBody = load("readercore").LengthedBody
 _MAX_CONTENT_LENGTH: int = load("readercore").MAX_CONTENT_LENGTH
 
 WarningHandler = Callable[[Issue], None]
@@ -121,6 +123,9 @@ class ArchiveReader(_ReaderCore):
         self.name = name or src.name
         self._own = src.owned
         self._private = False  # read_record_at's reader of one record: record.close() closes it
+        # The core makes records through the registry (it imports no record class).
+        self._record_types = RECORD_TYPES
+        self._record_class = record_class
         self.lenient = lenient
         self.on_warning = on_warning
         self._types = frozenset(t.lower() for t in types) if types is not None else None
@@ -226,8 +231,7 @@ class ArchiveReader(_ReaderCore):
     # -- buffer -----------------------------------------------------------------------------
 
     def _set_current(self, record: WarcRecord) -> None:
-        record._reader = self
-        record._gen = self._gen
+        record._body = _LengthedBody(self, self._gen)
         self._current_ref = weakref.ref(record)
         # What finishing needs if the caller drops the record first (a tuple is cheap).
         self._cur_info = (
@@ -494,7 +498,8 @@ class ArchiveReader(_ReaderCore):
                 return self._unrecognized_start()
         if self.format == "arc":
             return self._read_arc_head()
-        return self._read_warc_head()
+        record: WarcRecord | None = self._read_warc_head()
+        return record
 
     def _unrecognized_start(self) -> WarcRecord | None:
         where = self._base + self._pos
@@ -517,7 +522,8 @@ class ArchiveReader(_ReaderCore):
         if self._at_eof():
             return None
         self.format = "warc"
-        return self._read_warc_head()
+        record: WarcRecord | None = self._read_warc_head()
+        return record
 
     def _arc_line_here(self) -> bool:
         line = self._peek_line()
@@ -767,6 +773,13 @@ def read_record_at(
         "compression": compression, "types": types, "min_size": min_size,
         "max_size": max_size, "readahead": readahead,
     }
+    return _open_record_at(path, offset, options, name)[1]
+
+
+def _open_record_at(
+    path: InputLike, offset: int, options: dict[str, Any], name: str | None
+) -> tuple[ArchiveReader, WarcRecord]:
+    """The reader of one record (closed with the record) and that record."""
     src = open_source(path, name=name)
     try:
         # Random access: read (and, for gzip, buffer) little past the record.
@@ -787,8 +800,8 @@ def read_record_at(
     except BaseException:
         reader.close()
         raise
-    reader._private = True
-    return record
+    reader._private = True  # record.close() closes the reader (and the file, if opened here)
+    return reader, record
 
 
 def read_payload_range(
@@ -818,12 +831,12 @@ def read_payload_range(
     Raises:
         UsageError: the range is outside the payload.
     """
-    record = read_record_at(path, offset, lenient=lenient, on_warning=on_warning,
-                            max_header_size=max_header_size, name=name,
-                            compression=compression, types=types, min_size=min_size,
-                            max_size=max_size, readahead=readahead)
-    reader = record._reader
-    assert reader is not None
+    options: dict[str, Any] = {
+        "lenient": lenient, "on_warning": on_warning, "max_header_size": max_header_size,
+        "compression": compression, "types": types, "min_size": min_size,
+        "max_size": max_size, "readahead": readahead,
+    }
+    reader, record = _open_record_at(path, offset, options, name)
     payload_at = record.payload_offset()
     size = record.content_length - payload_at
     if end is None or end > size:
