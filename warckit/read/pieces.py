@@ -23,7 +23,7 @@ import zlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from ..io.compression import GZIP_MAGIC, sniff_compression
+from ..io.compression import GZIP_MEMBER_MAGIC, sniff_compression
 
 if TYPE_CHECKING:
     from ..record.records import WarcRecord
@@ -35,8 +35,6 @@ MIN_SPLIT_SIZE = 16 * 1024 * 1024
 #: Give up a split point after searching this many compressed bytes past the wanted offset.
 _SEARCH_LIMIT = 64 * 1024 * 1024
 _WINDOW = 1 << 20
-#: A gzip member header: the magic and CM = 8 (deflate, the only method RFC 1952 defines).
-_MEMBER_START = GZIP_MAGIC + b"\x08"
 
 
 def _member_prefix(fh, offset: int, want: int = 16384) -> tuple[bytes, int | None]:  # type: ignore[no-untyped-def]
@@ -87,14 +85,10 @@ def _readable_start(path: str, offset: int, usable: Callable[[WarcRecord], bool]
         record = read_record_at(path, offset)
     except (ParseError, OSError, ValueError):
         return False
-    try:
+    with record:
         if record.offset != offset or record.format != "warc":
             return False
         return usable is None or usable(record)
-    finally:
-        reader = record._reader
-        if reader is not None:
-            reader.close()
 
 
 def _find_point(
@@ -108,7 +102,7 @@ def _find_point(
         window = fh.read(min(_WINDOW, stop - pos) + 2)
         if len(window) < 3:
             return None
-        i = window.find(_MEMBER_START)
+        i = window.find(GZIP_MEMBER_MAGIC)
         while 0 <= i < len(window) - 2:
             cand = pos + i
             head, size = _member_prefix(fh, cand)
@@ -123,7 +117,7 @@ def _find_point(
                         return cand, nxt
                     cand, head, size = nxt, nhead, nsize
                 return None
-            i = window.find(_MEMBER_START, i + 1)
+            i = window.find(GZIP_MEMBER_MAGIC, i + 1)
         pos += max(len(window) - 2, 1)
     return None
 

@@ -8,12 +8,11 @@ content, not names. Records carry their file offset and length; bodies stream.
 from __future__ import annotations
 
 import bisect
-import io
 import os
 import weakref
 import zlib
 from collections.abc import Callable, Collection, Iterator
-from typing import IO, TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any
 
 from .._speedups import load
 from .._util.cpus import cpu_count
@@ -26,20 +25,24 @@ from ..errors import (
     UsageError,
 )
 from ..io.compression import (
+    GZIP_MEMBER_MAGIC,
     MAX_DICTIONARY,
     ZSTD_DICT_MAGIC,
     PlainDecoder,
     make_decoder,
     sniff_compression,
 )
-from ..record.records import ArcRecord, WarcRecord
+from ..io.sources import InputLike, Source, open_source
+from ..record.records import RECORD_TYPES, ArcRecord, WarcRecord, record_class
 
 __all__ = ["RECORDS_LOST", "ArchiveReader", "WarningHandler", "open_archive", "read_payload_range", "read_record_at"]
 
 if TYPE_CHECKING:
+    from .._speedups._readercore_py import LengthedBody as _LengthedBody
     from .._speedups._readercore_py import ReaderCore as _ReaderCore
 else:
     _ReaderCore = load("readercore").ReaderCore
+    _LengthedBody = load("readercore").LengthedBody
 _MAX_CONTENT_LENGTH: int = load("readercore").MAX_CONTENT_LENGTH
 
 WarningHandler = Callable[[Issue], None]
@@ -59,8 +62,6 @@ MAX_ARC_LINE = 1 << 16
 #: Whether readers inflate gzip files ahead on a thread by default.
 _READAHEAD_DEFAULT = cpu_count() > 1 and os.environ.get("WARCKIT_READAHEAD", "1") != "0"
 
-#: A gzip member's first bytes (magic, CM = deflate): where a resync may start.
-_MEMBER_MAGIC = b"\x1f\x8b\x08"
 #: Compressed bytes inflated, and bytes of output looked at, to tell whether a
 #: member found by a resync starts a record.
 _PROBE_IN = 1 << 16
@@ -74,7 +75,8 @@ class ArchiveReader(_ReaderCore):
     """Iterate over the records of a WARC or ARC file.
 
     Args:
-        source: A path, or a binary file object (not closed by the reader).
+        source: A path, ``"-"`` for standard input, or a binary file object (not
+            closed by the reader); see :func:`warckit.io.sources.open_source`.
         lenient: Recover from damaged input instead of raising; every recovery is
             reported through *on_warning* and kept in ``record.issues``. See the
             conformance page for the list of relaxations.
@@ -102,7 +104,7 @@ class ArchiveReader(_ReaderCore):
 
     def __init__(
         self,
-        source: str | os.PathLike[str] | BinaryIO | IO[bytes],
+        source: InputLike | Source,
         *,
         lenient: bool = False,
         on_warning: WarningHandler | None = None,
@@ -116,15 +118,14 @@ class ArchiveReader(_ReaderCore):
         readahead: bool | None = None,
         _chunk: int | None = None,
     ) -> None:
-        if isinstance(source, (str, os.PathLike)):
-            self._f: Any = open(source, "rb")  # noqa: SIM115 - closed by close()
-            self._own = True
-            self.name = name or os.fspath(source)
-        else:
-            self._f = source
-            self._own = False
-            self.name = name or str(getattr(source, "name", "<stream>"))
+        src = source if isinstance(source, Source) else open_source(source, name=name)
+        self._source = src
+        self.name = name or src.name
+        self._own = src.owned
         self._private = False  # read_record_at's reader of one record: record.close() closes it
+        # The core makes records through the registry (it imports no record class).
+        self._record_types = RECORD_TYPES
+        self._record_class = record_class
         self.lenient = lenient
         self.on_warning = on_warning
         self._types = frozenset(t.lower() for t in types) if types is not None else None
@@ -132,8 +133,12 @@ class ArchiveReader(_ReaderCore):
         self._max = max_size
         self._max_head = max_header_size
         if offset:
-            self._f.seek(offset)
-        head = self._peek_raw(4)
+            if not src.seekable:
+                src.close()
+                raise UsageError(f"{self.name}: cannot start at offset {offset} (the input cannot seek)")
+            src.file.seek(offset)
+        head = src.peek(4)
+        self._f: Any = src.file  # (peek may have wrapped it in a buffer)
         self.compression = compression or sniff_compression(head)
         kwargs: dict[str, Any] = {"start": offset, "source": self.name, "lenient": lenient}
         if _chunk is not None:
@@ -176,21 +181,6 @@ class ArchiveReader(_ReaderCore):
 
     # -- file plumbing ----------------------------------------------------------------
 
-    def _peek_raw(self, n: int) -> bytes:
-        f = self._f
-        if hasattr(f, "peek"):
-            data: bytes = f.peek(n)[:n]
-            return data
-        if f.seekable():
-            pos = f.tell()
-            data = f.read(n)
-            f.seek(pos)
-            return data
-        # Not seekable and no peek: wrap it so we can look ahead.
-        self._f = f = io.BufferedReader(f)
-        data = f.peek(n)[:n]
-        return data
-
     def _load_zstd_dictionary(self, offset: int) -> None:
         """Random access into a warc-zstd file: the dictionary frame is at its start."""
         f = self._f
@@ -210,7 +200,7 @@ class ArchiveReader(_ReaderCore):
         if close_decoder is not None:
             close_decoder()
         if self._own:
-            self._f.close()
+            self._source.file.close()
 
     def __enter__(self) -> ArchiveReader:
         return self
@@ -241,8 +231,7 @@ class ArchiveReader(_ReaderCore):
     # -- buffer -----------------------------------------------------------------------------
 
     def _set_current(self, record: WarcRecord) -> None:
-        record._reader = self
-        record._gen = self._gen
+        record._body = _LengthedBody(self, self._gen)
         self._current_ref = weakref.ref(record)
         # What finishing needs if the caller drops the record first (a tuple is cheap).
         self._cur_info = (
@@ -443,11 +432,11 @@ class ArchiveReader(_ReaderCore):
         while True:
             f.seek(at)
             data: bytes = f.read(block + 2)
-            i = data.find(_MEMBER_MAGIC)
+            i = data.find(GZIP_MEMBER_MAGIC)
             while i >= 0:
                 if self._starts_record(at + i):
                     return at + i
-                i = data.find(_MEMBER_MAGIC, i + 1)
+                i = data.find(GZIP_MEMBER_MAGIC, i + 1)
             if len(data) < block + 2:
                 return None
             at += block
@@ -509,7 +498,8 @@ class ArchiveReader(_ReaderCore):
                 return self._unrecognized_start()
         if self.format == "arc":
             return self._read_arc_head()
-        return self._read_warc_head()
+        record: WarcRecord | None = self._read_warc_head()
+        return record
 
     def _unrecognized_start(self) -> WarcRecord | None:
         where = self._base + self._pos
@@ -532,7 +522,8 @@ class ArchiveReader(_ReaderCore):
         if self._at_eof():
             return None
         self.format = "warc"
-        return self._read_warc_head()
+        record: WarcRecord | None = self._read_warc_head()
+        return record
 
     def _arc_line_here(self) -> bool:
         line = self._peek_line()
@@ -720,7 +711,7 @@ def _arc_fields(line: bytes, legend: tuple[str, ...]) -> dict[str, str] | None:
 
 
 def open_archive(
-    source: str | os.PathLike[str] | BinaryIO | IO[bytes],
+    source: InputLike,
     *,
     lenient: bool = False,
     on_warning: WarningHandler | None = None,
@@ -735,8 +726,8 @@ def open_archive(
 ) -> ArchiveReader:
     """Open a WARC or ARC file (any compression) for reading.
 
-    The arguments are those of :class:`ArchiveReader`: *source* a path or a binary file
-    object; *lenient* recovers from damage, reporting each recovery to *on_warning*;
+    The arguments are those of :class:`ArchiveReader`: *source* a path, ``"-"`` or a
+    binary file object; *lenient* recovers from damage, reporting each recovery to *on_warning*;
     *types*, *min_size* and *max_size* (Content-Length, in bytes) select records;
     *max_header_size* caps a record head (bytes); *offset* starts at a record's file
     offset; *name* is used in messages; *compression* (``"gzip"``, ``"zstd"``,
@@ -749,7 +740,7 @@ def open_archive(
 
 
 def read_record_at(
-    path: str | os.PathLike[str],
+    path: InputLike,
     offset: int,
     *,
     lenient: bool = False,
@@ -777,22 +768,27 @@ def read_record_at(
         ParseError: there is no record at *offset*, or it is damaged (the error names
             the file and the offset).
     """
-    name = name or os.fspath(path)
     options: dict[str, Any] = {
         "lenient": lenient, "on_warning": on_warning, "max_header_size": max_header_size,
         "compression": compression, "types": types, "min_size": min_size,
         "max_size": max_size, "readahead": readahead,
     }
-    f = open(path, "rb")  # noqa: SIM115 - the reader owns it from here
+    return _open_record_at(path, offset, options, name)[1]
+
+
+def _open_record_at(
+    path: InputLike, offset: int, options: dict[str, Any], name: str | None
+) -> tuple[ArchiveReader, WarcRecord]:
+    """The reader of one record (closed with the record) and that record."""
+    src = open_source(path, name=name)
     try:
         # Random access: read (and, for gzip, buffer) little past the record.
-        reader = ArchiveReader(f, offset=offset, name=name, _chunk=1 << 15, **options)
+        reader = ArchiveReader(src, offset=offset, _chunk=1 << 15, **options)
     except BaseException as exc:
-        f.close()
+        src.close()
         if isinstance(exc, ParseError):
-            raise exc.located(source=name, offset=offset) from None
+            raise exc.located(source=src.name, offset=offset) from None
         raise
-    reader._own = True  # close() closes the file
     try:
         record = next(reader)
     except StopIteration:
@@ -804,12 +800,12 @@ def read_record_at(
     except BaseException:
         reader.close()
         raise
-    reader._private = True
-    return record
+    reader._private = True  # record.close() closes the reader (and the file, if opened here)
+    return reader, record
 
 
 def read_payload_range(
-    path: str | os.PathLike[str],
+    path: InputLike,
     offset: int,
     start: int,
     end: int | None = None,
@@ -835,12 +831,12 @@ def read_payload_range(
     Raises:
         UsageError: the range is outside the payload.
     """
-    record = read_record_at(path, offset, lenient=lenient, on_warning=on_warning,
-                            max_header_size=max_header_size, name=name,
-                            compression=compression, types=types, min_size=min_size,
-                            max_size=max_size, readahead=readahead)
-    reader = record._reader
-    assert reader is not None
+    options: dict[str, Any] = {
+        "lenient": lenient, "on_warning": on_warning, "max_header_size": max_header_size,
+        "compression": compression, "types": types, "min_size": min_size,
+        "max_size": max_size, "readahead": readahead,
+    }
+    reader, record = _open_record_at(path, offset, options, name)
     payload_at = record.payload_offset()
     size = record.content_length - payload_at
     if end is None or end > size:
