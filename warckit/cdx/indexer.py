@@ -18,9 +18,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import Any
 
 from ..errors import Issue, UsageError
+from ..io.sources import InputLike
 from ..read import pieces as _pieces
 from ..read import reader as _reader
 from ..record.records import WarcRecord
@@ -118,7 +119,7 @@ class IndexOptions:
 
 
 def iter_captures(
-    source: str | os.PathLike[str] | IO[bytes],
+    source: InputLike,
     options: IndexOptions | None = None,
     *,
     on_warning: Callable[[Issue], None] | None = None,
@@ -126,7 +127,8 @@ def iter_captures(
     """Yield the captures of one WARC/ARC file, in file order.
 
     Args:
-        source: Path or binary file object.
+        source: A path, ``"-"`` (standard input) or a binary file object (see
+            :func:`warckit.io.sources.open_source`, which the reader opens it with).
         options: What to index; see :class:`IndexOptions`.
         on_warning: Receives every recovery made in lenient mode.
 
@@ -151,7 +153,7 @@ def split_points(path: str, parts: int, options: IndexOptions, *, min_size: int 
     return _pieces.split_points(path, parts, starts_piece, min_size=min_size)
 
 
-def _filename(source: str | os.PathLike[str] | IO[bytes], opts: IndexOptions) -> str:
+def _filename(source: InputLike, opts: IndexOptions) -> str:
     if opts.filename is not None:
         filename = opts.filename
     elif isinstance(source, (str, os.PathLike)):
@@ -162,7 +164,7 @@ def _filename(source: str | os.PathLike[str] | IO[bytes], opts: IndexOptions) ->
 
 
 def _iter_range(
-    source: str | os.PathLike[str] | IO[bytes],
+    source: InputLike,
     opts: IndexOptions,
     on_warning: Callable[[Issue], None] | None,
     start: int,
@@ -239,7 +241,7 @@ def _iter_range(
 
 
 def index_file(
-    source: str | os.PathLike[str] | IO[bytes],
+    source: InputLike,
     options: IndexOptions | None = None,
     *,
     on_warning: Callable[[Issue], None] | None = None,
@@ -249,7 +251,7 @@ def index_file(
 
 
 def index_range(
-    source: str | os.PathLike[str] | IO[bytes],
+    source: InputLike,
     options: IndexOptions,
     start: int = 0,
     end: int | None = None,

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..io.compression import GZIP_MEMBER_MAGIC, sniff_compression
+from ..io.sources import open_source
 
 if TYPE_CHECKING:
     from ..record.records import WarcRecord
@@ -144,7 +145,8 @@ def split_points(
         return []
     points: list[tuple[int, int]] = []
     try:
-        with open(path, "rb") as fh:
+        with open_source(path) as source:
+            fh = source.file
             if sniff_compression(fh.read(4)) != "gzip":
                 return []
             head, _ = _member_prefix(fh, 0)
