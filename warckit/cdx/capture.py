@@ -1,5 +1,8 @@
 """Record → :class:`Capture`: the fields an index line is made of, read through the record API.
 
+Every rule about a record (its target URI without ``<>``, whether its block is HTTP, the
+revisit profile) is the record layer's: this module only picks the fields.
+
 One job: extraction. Which records are indexed is :mod:`warckit.cdx.indexer`'s rule, the
 POST/PUT pairing is :mod:`warckit.cdx.pairing`'s, and the line layouts are
 :mod:`warckit.cdx.lines`'.
@@ -82,10 +85,12 @@ class Capture:
     has_http: bool = False
 
 
-def _unbracket(value: str | None) -> str | None:
-    if value and value[0] == "<" and value[-1] == ">":
-        return value[1:-1]
-    return value
+def _bare(uri: str | None) -> str | None:
+    """A record ID (WARC-Record-ID, -Refers-To, -Concurrent-To: ``<uri>``) as the bare URI
+    the index writes; the record API gives them as written."""
+    if uri and uri[0] == "<" and uri[-1] == ">":
+        return uri[1:-1]
+    return uri
 
 
 def extract(record: WarcRecord, filename: str, compute_digest: bool) -> Capture:
@@ -94,34 +99,33 @@ def extract(record: WarcRecord, filename: str, compute_digest: bool) -> Capture:
     Its lengths are filled in by :func:`finish` once the reader has moved past it.
     """
     rtype = record.type
-    if record.format == "arc":
-        cap = Capture(record.target_uri or "", rtype, True, record.date_string or "", filename, record.offset)
-        cap.content_type = record.content_type
+    is_arc = record.format == "arc"
+    cap = Capture(record.target_uri or "", rtype, is_arc, record.date_string or "", filename, record.offset)
+    cap.content_type = record.content_type
+    if is_arc:
+        _http_fields_parsed(cap, record)
     else:
-        h, concurrent = record.headers._first_values()
-        cap = Capture(record.target_uri or "", rtype, False, h.get("warc-date", ""), filename, record.offset)
-        cap.record_id = _unbracket(h.get("warc-record-id"))
-        cap.payload_digest = h.get("warc-payload-digest")
-        cap.block_digest = h.get("warc-block-digest")
-        cap.content_type = h.get("content-type")
-        if "warc-concurrent-to" in h:
-            cap.concurrent_to = tuple(v for v in (_unbracket(c) for c in concurrent) if v)
-        cap.truncated = h.get("warc-truncated")
+        headers = record.headers
+        cap.record_id = _bare(record.record_id)
+        cap.payload_digest = headers.first("WARC-Payload-Digest")
+        cap.block_digest = headers.first("WARC-Block-Digest")
+        concurrent = record.concurrent_to
+        if concurrent:
+            cap.concurrent_to = tuple(v for v in (_bare(c) for c in concurrent) if v)
+        cap.truncated = record.truncated
         if rtype == "revisit":
             cap.profile = record.profile_name  # type: ignore[attr-defined]
-            cap.refers_to = _unbracket(h.get("warc-refers-to"))
+            cap.refers_to = _bare(record.refers_to)
             cap.refers_to_uri = record.refers_to_target_uri
-            cap.refers_to_date = h.get("warc-refers-to-date")
+            cap.refers_to_date = record.refers_to_date
         elif rtype in ("metadata", "conversion"):
-            cap.refers_to = _unbracket(h.get("warc-refers-to"))
+            cap.refers_to = _bare(record.refers_to)
         if rtype in _HTTP_TYPES:
             _http_fields(cap, record)
-            if compute_digest:
-                _compute_digest(cap, record)
-            return cap
-    _http_fields_parsed(cap, record)
-    if compute_digest:
-        _compute_digest(cap, record)
+        else:
+            cap.payload_length = record.content_length
+    if compute_digest and cap.payload_digest is None and rtype not in ("warcinfo", "revisit"):
+        cap.computed_digest = _sha1_payload(record)
     return cap
 
 
@@ -160,12 +164,6 @@ def _http_fields_parsed(cap: Capture, record: WarcRecord) -> None:
     cap.payload_length = max(size - len(http.raw), 0)
     if cap.type == "request":
         cap.method = http.method
-
-
-def _compute_digest(cap: Capture, record: WarcRecord) -> None:
-    """cdxj-indexer's digest of a record without WARC-Payload-Digest."""
-    if cap.payload_digest is None and cap.type not in ("warcinfo", "revisit"):
-        cap.computed_digest = _sha1_payload(record)
 
 
 def _sha1_payload(record: WarcRecord) -> str:
