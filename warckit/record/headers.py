@@ -90,6 +90,7 @@ class Headers:
         same scanner that parses them (what an indexer needs from every record head).
 
         Example:
+            >>> from warckit import Headers
             >>> Headers([("WARC-Type", "response"), ("warc-type", "x"),
             ...          ("WARC-Concurrent-To", "<a>"), ("WARC-Concurrent-To", "<b>")]).first_values()
             ({'warc-type': 'response', 'warc-concurrent-to': '<a>'}, ['<a>', '<b>'])
