@@ -21,7 +21,7 @@ from typing import Any, Union
 
 from .._version import __version__
 from ..errors import UsageError
-from ..record.digests import Digester, format_digest
+from ..record.digests import Digester, b32encode, format_digest
 from ..record.headers import Headers
 from ..record.payload import PayloadConvention, PayloadDigester, payload_convention
 from . import args as _args
@@ -117,6 +117,8 @@ class WriterCore:
         self.hybrid = o.hybrid
         self.host = o.host or socket.gethostname()
         self._algorithm = algorithm
+        enc = o.digest_encoding or ("base32" if algorithm == "sha1" else "base16")
+        self._b32_label = f"{algorithm}:" if enc == "base32" else None
         self._warcinfo_fields = self._info_fields(items)
         self._closed = False
         # Held while records are placed (and while anything reads or changes the
@@ -161,6 +163,9 @@ class WriterCore:
         self._series[name] = series
 
     def _format_hash(self, h: Any) -> str:
+        """``algorithm:value`` of a hashlib object, as :func:`format_digest` writes it."""
+        if self._b32_label is not None:  # the common case, one call less per digest
+            return self._b32_label + b32encode(h.digest())
         return format_digest(self._algorithm, h.digest(), self.digest_encoding)
 
     def _digester(self) -> Digester:
@@ -345,7 +350,7 @@ class WriterCore:
                 kept = True
                 self._pending.add(series, encode, sink, record)
                 return record
-            self._settle()
+            self._pending.settle()
             filename, offset, size = self._place(series, encode)
         finally:
             if not kept:
