@@ -7,6 +7,7 @@ The guided writer builds every head here; so can anything else that writes recor
 Example:
     >>> from warckit.write.build import build_revisit
     >>> h = build_revisit("https://example.com/", refers_to="<urn:uuid:1>",
+    ...                   refers_to_target_uri="https://example.com/",
     ...                   refers_to_date="2024-01-02T03:04:05Z",
     ...                   payload_digest="sha1:UZY6ND6CCHXETFVJD2MSS7ZENMWF7KQ2",
     ...                   record_id="<urn:uuid:2>", date="2024-02-03T04:05:06Z")
