@@ -167,17 +167,18 @@ def _http_fields_parsed(cap: Capture, record: WarcRecord) -> None:
 
 
 def _sha1_payload(record: WarcRecord) -> str:
-    import base64
-    import hashlib  # (only pywb formats compute digests; keeps start-up quick)
+    """cdxj-indexer's digest of a record without WARC-Payload-Digest: SHA-1 of the
+    payload as stored (the legacy convention: a chunked body is not de-chunked)."""
+    from ..record.payload import LEGACY, PayloadDigester  # (only pywb formats: start-up stays quick)
 
-    hasher = hashlib.sha1()
+    digester = PayloadDigester("sha1", convention=LEGACY, chunked=False)
     stream = record.payload_stream()
     while True:
         chunk = stream.read(1 << 16)
         if not chunk:
             break
-        hasher.update(chunk)
-    return "sha1:" + base64.b32encode(hasher.digest()).decode("ascii")
+        digester.update(chunk)
+    return digester.text()
 
 
 def finish(cap: Capture, record: WarcRecord, plain: bool) -> None:
