@@ -5,12 +5,8 @@ rolling output files, and the bare record serializer (``writer``)."""
 
 from __future__ import annotations
 
-from .core import WriterOptions
 from .guided import GuidedWriter, HybridPolicy, RecordRef, WarcWriter, WrittenRecord
 from .rolling import RollingFile
 from .writer import RecordWriter
 
-__all__ = [
-    "GuidedWriter", "HybridPolicy", "RecordRef", "RecordWriter", "RollingFile", "WarcWriter", "WriterOptions",
-    "WrittenRecord",
-]
+__all__ = ["GuidedWriter", "HybridPolicy", "RecordRef", "RecordWriter", "RollingFile", "WarcWriter", "WrittenRecord"]

@@ -32,9 +32,9 @@ from .pipeline import PendingQueue
 from .rolling import DEFAULT_MAX_BYTES, DEFAULT_TEMPLATE, RollingFile
 from .segment import write_segmented
 from .writer import Readable, iter_source
-from .written import WrittenRecord
+from .written import WrittenRecord, refs
 
-__all__ = ["Body", "WriterOptions"]
+__all__ = ["Body", "Series", "WriterCore", "WriterOptions", "known_length"]
 
 Body = Union[bytes, bytearray, memoryview, Readable, Iterable[bytes], None]
 """A record body: bytes, a binary stream (``read``) or an iterable of byte chunks."""
@@ -45,6 +45,15 @@ _CONFORMS_TO = {
     "1.1": "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/",
     "1.0": "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.0/",
 }
+
+
+def known_length(body: Body) -> int | None:
+    """Length of a body in memory (``None``: a stream or an iterable)."""
+    if isinstance(body, (bytes, bytearray, memoryview)):
+        return len(body)
+    if body is None:
+        return 0
+    return None
 
 
 @dataclass(frozen=True)
@@ -178,6 +187,47 @@ class WriterCore:
         if self.hybrid is not None and self.hybrid.uncompressed(content_type, size, encoding):
             return "uncompressed"
         return "main"
+
+    # -- what the record methods share -------------------------------------------------
+
+    def _common(self, concurrent_to: Any, ip: str | None) -> list[tuple[str, str]]:
+        out = []
+        if ip is not None:
+            out.append(("WARC-IP-Address", ip))
+        out += [("WARC-Concurrent-To", r) for r in refs(concurrent_to)]
+        return out
+
+    def _linked_date(self, date: datetime | str | None, links: Any) -> datetime | str | None:
+        """Records of one capture event share one WARC-Date (WARC 1.1 §5.4)."""
+        if date is not None:
+            return date
+        for ref in (links if isinstance(links, (list, tuple)) else [links]):
+            if isinstance(ref, WrittenRecord):
+                return ref.date
+        return None
+
+    def _http_record(self, rtype: str, target_uri: str, http_head: Any, body: Body,
+                     body_length: int | None, concurrent_to: Any, ip: str | None,
+                     date: datetime | str | None, extra: Iterable[tuple[str, str]],
+                     truncated: str | None, identified_payload_type: str | None) -> WrittenRecord:
+        raw, head = _build.checked_http_head(http_head, rtype)
+        fields = self._common(concurrent_to, ip)
+        if truncated is not None:
+            fields.append(("WARC-Truncated", truncated))
+        if identified_payload_type is not None:
+            fields.append(("WARC-Identified-Payload-Type", identified_payload_type))
+        size = known_length(body)
+        if size is None:
+            size = body_length
+        if size is None:
+            cl = head.headers.first("Content-Length")
+            size = int(cl) if cl and cl.strip().isdigit() else None
+        ce = head.headers.first("Content-Encoding")
+        series = self._route(head.content_type, size, ce) if rtype == "response" else "main"
+        return self._emit(
+            rtype, target_uri=target_uri, fields=fields, prefix=raw, body=body, payload="http",
+            chunked=head.chunked, content_type=f"application/http;msgtype={rtype}",
+            date=self._linked_date(date, concurrent_to), extra=extra, series_name=series)
 
     # -- warcinfo -----------------------------------------------------------------------
 

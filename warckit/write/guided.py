@@ -31,7 +31,7 @@ from ..record.digests import Digest
 from ..record.headers import Headers
 from . import args as _args
 from . import build as _build
-from .core import Body, WriterCore, WriterOptions
+from .core import Body, WriterCore, WriterOptions, known_length
 from .hybrid import COMPRESSED_TYPES, HybridPolicy
 from .pipeline import MAX_PENDING, MAX_PENDING_BYTES
 from .rolling import DEFAULT_MAX_BYTES, DEFAULT_TEMPLATE
@@ -45,27 +45,6 @@ __all__ = [
     "COMPRESSED_TYPES", "MAX_PENDING", "MAX_PENDING_BYTES", "Body", "GuidedWriter", "HybridPolicy",
     "RecordRef", "WarcWriter", "WriterOptions", "WrittenRecord",
 ]
-
-
-def _known_length(body: Body) -> int | None:
-    if isinstance(body, (bytes, bytearray, memoryview)):
-        return len(body)
-    if body is None:
-        return 0
-    return None
-
-
-def _checked(method: str, target_uri: object, *, date: object = None, ip: object = None,
-             concurrent_to: object = None, extra_headers: object = (),
-             uri_optional: bool = False) -> list[tuple[str, str]]:
-    """Check the arguments every record method shares; return the extra headers as pairs."""
-    _args.check_str(method, "target_uri", target_uri, optional=uri_optional)
-    _args.check_date(method, date)
-    _args.check_str(method, "ip", ip, optional=True)
-    _args.check_refs(method, "concurrent_to", concurrent_to, many=True)
-    return _args.check_fields(method, "extra_headers", extra_headers, optional=False) or []
-
-
 
 class WarcWriter(WriterCore):
     """Write valid WARC files: warcinfo first, mandatory fields filled, rules enforced.
@@ -229,45 +208,6 @@ class WarcWriter(WriterCore):
 
     # -- per-type methods ---------------------------------------------------------------
 
-    def _common(self, concurrent_to: Any, ip: str | None) -> list[tuple[str, str]]:
-        out = []
-        if ip is not None:
-            out.append(("WARC-IP-Address", ip))
-        out += [("WARC-Concurrent-To", r) for r in refs(concurrent_to)]
-        return out
-
-    def _linked_date(self, date: datetime | str | None, links: Any) -> datetime | str | None:
-        """Records of one capture event share one WARC-Date (WARC 1.1 §5.4)."""
-        if date is not None:
-            return date
-        for ref in (links if isinstance(links, (list, tuple)) else [links]):
-            if isinstance(ref, WrittenRecord):
-                return ref.date
-        return None
-
-    def _http_record(self, rtype: str, target_uri: str, http_head: Any, body: Body,
-                     body_length: int | None, concurrent_to: Any, ip: str | None,
-                     date: datetime | str | None, extra: Iterable[tuple[str, str]],
-                     truncated: str | None, identified_payload_type: str | None) -> WrittenRecord:
-        raw, head = _build.checked_http_head(http_head, rtype)
-        fields = self._common(concurrent_to, ip)
-        if truncated is not None:
-            fields.append(("WARC-Truncated", truncated))
-        if identified_payload_type is not None:
-            fields.append(("WARC-Identified-Payload-Type", identified_payload_type))
-        size = _known_length(body)
-        if size is None:
-            size = body_length
-        if size is None:
-            cl = head.headers.first("Content-Length")
-            size = int(cl) if cl and cl.strip().isdigit() else None
-        ce = head.headers.first("Content-Encoding")
-        series = self._route(head.content_type, size, ce) if rtype == "response" else "main"
-        return self._emit(
-            rtype, target_uri=target_uri, fields=fields, prefix=raw, body=body, payload="http",
-            chunked=head.chunked, content_type=f"application/http;msgtype={rtype}",
-            date=self._linked_date(date, concurrent_to), extra=extra, series_name=series)
-
     def request(
         self,
         target_uri: str,
@@ -296,7 +236,7 @@ class WarcWriter(WriterCore):
             ValidationError: a field breaks a rule; nothing was written.
             UsageError: an argument has the wrong type (named in the message).
         """
-        extra = _checked("request", target_uri, date=date, ip=ip, concurrent_to=concurrent_to,
+        extra = _args.check_common("request", target_uri, date=date, ip=ip, concurrent_to=concurrent_to,
                          extra_headers=extra_headers)
         _args.check_http_head("request", http_head)
         body = _args.check_body("request", body)
@@ -340,7 +280,7 @@ class WarcWriter(WriterCore):
             ValidationError: a field breaks a rule; nothing was written.
             UsageError: an argument has the wrong type (named in the message).
         """
-        extra = _checked("response", target_uri, date=date, ip=ip, concurrent_to=concurrent_to,
+        extra = _args.check_common("response", target_uri, date=date, ip=ip, concurrent_to=concurrent_to,
                          extra_headers=extra_headers)
         _args.check_http_head("response", http_head)
         body = _args.check_body("response", body)
@@ -371,7 +311,7 @@ class WarcWriter(WriterCore):
             ValidationError: a field breaks a rule; nothing was written.
             UsageError: an argument has the wrong type (named in the message).
         """
-        extra_headers = _checked("resource", target_uri, date=date, ip=ip,
+        extra_headers = _args.check_common("resource", target_uri, date=date, ip=ip,
                                  concurrent_to=concurrent_to, extra_headers=extra_headers)
         body = _args.check_body("resource", body)
         _args.check_str("resource", "content_type", content_type)
@@ -380,7 +320,7 @@ class WarcWriter(WriterCore):
         fields = self._common(concurrent_to, ip)
         if truncated is not None:
             fields.append(("WARC-Truncated", truncated))
-        size = _known_length(body) if body_length is None else body_length
+        size = known_length(body) if body_length is None else body_length
         return self._emit("resource", target_uri=target_uri, fields=fields, body=body,
                           payload="block", content_type=content_type,
                           date=self._linked_date(date, concurrent_to), extra=extra_headers,
@@ -414,7 +354,7 @@ class WarcWriter(WriterCore):
             UsageError: an argument has the wrong type (named in the message), or both
                 *fields* and *body* were given.
         """
-        extra_headers = _checked("metadata", target_uri, date=date, concurrent_to=concurrent_to,
+        extra_headers = _args.check_common("metadata", target_uri, date=date, concurrent_to=concurrent_to,
                                  extra_headers=extra_headers, uri_optional=True)
         items = _args.check_fields("metadata", "fields", fields)
         body = _args.check_body("metadata", body)
@@ -448,7 +388,7 @@ class WarcWriter(WriterCore):
             ValidationError: a field breaks a rule; nothing was written.
             UsageError: an argument has the wrong type (named in the message).
         """
-        extra_headers = _checked("conversion", target_uri, date=date, extra_headers=extra_headers)
+        extra_headers = _args.check_common("conversion", target_uri, date=date, extra_headers=extra_headers)
         body = _args.check_body("conversion", body)
         _args.check_str("conversion", "content_type", content_type)
         _args.check_refs("conversion", "refers_to", refers_to, many=False)
@@ -497,7 +437,7 @@ class WarcWriter(WriterCore):
             ValidationError: e.g. no payload digest for an identical-payload-digest revisit.
             UsageError: an argument has the wrong type (named in the message).
         """
-        extra_headers = _checked("revisit", target_uri, date=date, ip=ip,
+        extra_headers = _args.check_common("revisit", target_uri, date=date, ip=ip,
                                  concurrent_to=concurrent_to, extra_headers=extra_headers)
         _args.check_str("revisit", "profile", profile)
         _args.check_refs("revisit", "refers_to", refers_to, many=False)
