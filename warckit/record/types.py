@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 from .._util.dates import parse_arc_date
-from .base import WarcRecord, _strip_brackets
+from .base import WarcRecord
+from .fields import _strip_brackets
 from .headers import Headers
 
 __all__ = [
