@@ -169,7 +169,10 @@ def _http_fields_parsed(cap: Capture, record: WarcRecord) -> None:
 def _sha1_payload(record: WarcRecord) -> str:
     """cdxj-indexer's digest of a record without WARC-Payload-Digest: SHA-1 of the
     payload as stored (the legacy convention: a chunked body is not de-chunked)."""
-    from ..record.payload import LEGACY, PayloadDigester  # (only pywb formats: start-up stays quick)
+    from ..record.payload import (  # (only pywb formats: start-up stays quick)
+        LEGACY,
+        PayloadDigester,
+    )
 
     digester = PayloadDigester("sha1", convention=LEGACY, chunked=False)
     stream = record.payload_stream()
