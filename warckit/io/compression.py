@@ -18,10 +18,14 @@ from ..errors import CompressionError, UsageError
 
 __all__ = [
     "GZIP_MAGIC",
+    "GZIP_MEMBER_MAGIC",
+    "MAGIC_NUMBERS",
     "MAX_CHUNK",
     "MAX_DICTIONARY",
+    "ZSTD_DICT_FRAME",
     "ZSTD_DICT_MAGIC",
     "ZSTD_MAGIC",
+    "ZSTD_SKIPPABLE_FRAMES",
     "Decoder",
     "GzipDecoder",
     "PlainDecoder",
@@ -35,10 +39,28 @@ MAX_CHUNK = 1 << 20
 #: Compressed bytes read from the file at a time.
 IN_CHUNK = 1 << 18
 
+# -- the compression table: every magic number warckit knows, defined here only ----------
+
+#: A gzip member's first bytes, ID1 ID2 (RFC 1952 §2.3.1).
 GZIP_MAGIC = b"\x1f\x8b"
+#: ID1 ID2 CM=8 (deflate): where a gzip member warckit can inflate starts (what a
+#: resync past damage, or a split into pieces, looks for).
+GZIP_MEMBER_MAGIC = GZIP_MAGIC + b"\x08"
+#: A zstd frame's magic number 0xFD2FB528, as on disk (RFC 8878 §3.1.1).
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
-ZSTD_DICT_MAGIC = b"\x5d\x2a\x4d\x18"  # skippable frame 0x184D2A5D: IIPC warc-zstd dictionary
-_SKIPPABLE_LOW = 0x184D2A50
+#: The IIPC warc-zstd dictionary frame: skippable frame 0x184D2A5D.
+ZSTD_DICT_FRAME = 0x184D2A5D
+#: That frame's first four bytes, as on disk (little-endian).
+ZSTD_DICT_MAGIC = ZSTD_DICT_FRAME.to_bytes(4, "little")
+#: The sixteen skippable-frame magic numbers 0x184D2A50-0x184D2A5F (RFC 8878 §3.1.2).
+ZSTD_SKIPPABLE_FRAMES = range(0x184D2A50, 0x184D2A60)
+
+#: Compression name -> the first bytes that announce it (what :func:`sniff_compression`
+#: looks for; a zstd file may start with the dictionary frame).
+MAGIC_NUMBERS: dict[str, tuple[bytes, ...]] = {
+    "gzip": (GZIP_MAGIC,),
+    "zstd": (ZSTD_MAGIC, ZSTD_DICT_MAGIC),
+}
 
 
 class Decoder(Protocol):
@@ -54,11 +76,11 @@ class Decoder(Protocol):
 
 
 def sniff_compression(head: bytes) -> str:
-    """Return ``"gzip"``, ``"zstd"`` or ``"none"`` from the first bytes of a file."""
-    if head[:2] == GZIP_MAGIC:
-        return "gzip"
-    if head[:4] in (ZSTD_MAGIC, ZSTD_DICT_MAGIC):
-        return "zstd"
+    """Return ``"gzip"``, ``"zstd"`` or ``"none"`` from the first bytes of a file
+    (four are enough; see :data:`MAGIC_NUMBERS`)."""
+    for name, magics in MAGIC_NUMBERS.items():
+        if head.startswith(magics):
+            return name
     return "none"
 
 
@@ -84,7 +106,7 @@ def _zstd_frame_size(buf: bytes, pos: int) -> int | None:
     if len(buf) - pos < 8:
         return None
     magic = struct.unpack_from("<I", buf, pos)[0]
-    if _SKIPPABLE_LOW <= magic <= _SKIPPABLE_LOW + 15:
+    if magic in ZSTD_SKIPPABLE_FRAMES:
         return 8 + int(struct.unpack_from("<I", buf, pos + 4)[0])
     if buf[pos : pos + 4] != ZSTD_MAGIC:
         raise ValueError("not a zstd frame")
@@ -294,7 +316,7 @@ class ZstdDecoder:
                     return b"", None
                 self._ensure_start(8)
                 magic = struct.unpack_from("<I", self._in, self._pos)[0]
-                if _SKIPPABLE_LOW <= magic <= _SKIPPABLE_LOW + 15:
+                if magic in ZSTD_SKIPPABLE_FRAMES:
                     self._skip_frame(8 + int(struct.unpack_from("<I", self._in, self._pos + 4)[0]))
                     continue
                 if self._in[self._pos : self._pos + 4] != ZSTD_MAGIC:

@@ -8,12 +8,11 @@ content, not names. Records carry their file offset and length; bodies stream.
 from __future__ import annotations
 
 import bisect
-import io
 import os
 import weakref
 import zlib
 from collections.abc import Callable, Collection, Iterator
-from typing import IO, TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any
 
 from .._speedups import load
 from .._util.cpus import cpu_count
@@ -26,12 +25,14 @@ from ..errors import (
     UsageError,
 )
 from ..io.compression import (
+    GZIP_MEMBER_MAGIC,
     MAX_DICTIONARY,
     ZSTD_DICT_MAGIC,
     PlainDecoder,
     make_decoder,
     sniff_compression,
 )
+from ..io.sources import InputLike, Source, open_source
 from ..record.records import ArcRecord, WarcRecord
 
 __all__ = ["RECORDS_LOST", "ArchiveReader", "WarningHandler", "open_archive", "read_payload_range", "read_record_at"]
@@ -59,8 +60,6 @@ MAX_ARC_LINE = 1 << 16
 #: Whether readers inflate gzip files ahead on a thread by default.
 _READAHEAD_DEFAULT = cpu_count() > 1 and os.environ.get("WARCKIT_READAHEAD", "1") != "0"
 
-#: A gzip member's first bytes (magic, CM = deflate): where a resync may start.
-_MEMBER_MAGIC = b"\x1f\x8b\x08"
 #: Compressed bytes inflated, and bytes of output looked at, to tell whether a
 #: member found by a resync starts a record.
 _PROBE_IN = 1 << 16
@@ -74,7 +73,8 @@ class ArchiveReader(_ReaderCore):
     """Iterate over the records of a WARC or ARC file.
 
     Args:
-        source: A path, or a binary file object (not closed by the reader).
+        source: A path, ``"-"`` for standard input, or a binary file object (not
+            closed by the reader); see :func:`warckit.io.sources.open_source`.
         lenient: Recover from damaged input instead of raising; every recovery is
             reported through *on_warning* and kept in ``record.issues``. See the
             conformance page for the list of relaxations.
@@ -102,7 +102,7 @@ class ArchiveReader(_ReaderCore):
 
     def __init__(
         self,
-        source: str | os.PathLike[str] | BinaryIO | IO[bytes],
+        source: InputLike | Source,
         *,
         lenient: bool = False,
         on_warning: WarningHandler | None = None,
@@ -116,14 +116,10 @@ class ArchiveReader(_ReaderCore):
         readahead: bool | None = None,
         _chunk: int | None = None,
     ) -> None:
-        if isinstance(source, (str, os.PathLike)):
-            self._f: Any = open(source, "rb")  # noqa: SIM115 - closed by close()
-            self._own = True
-            self.name = name or os.fspath(source)
-        else:
-            self._f = source
-            self._own = False
-            self.name = name or str(getattr(source, "name", "<stream>"))
+        src = source if isinstance(source, Source) else open_source(source, name=name)
+        self._source = src
+        self.name = name or src.name
+        self._own = src.owned
         self._private = False  # read_record_at's reader of one record: record.close() closes it
         self.lenient = lenient
         self.on_warning = on_warning
@@ -132,8 +128,12 @@ class ArchiveReader(_ReaderCore):
         self._max = max_size
         self._max_head = max_header_size
         if offset:
-            self._f.seek(offset)
-        head = self._peek_raw(4)
+            if not src.seekable:
+                src.close()
+                raise UsageError(f"{self.name}: cannot start at offset {offset} (the input cannot seek)")
+            src.file.seek(offset)
+        head = src.peek(4)
+        self._f: Any = src.file  # (peek may have wrapped it in a buffer)
         self.compression = compression or sniff_compression(head)
         kwargs: dict[str, Any] = {"start": offset, "source": self.name, "lenient": lenient}
         if _chunk is not None:
@@ -176,21 +176,6 @@ class ArchiveReader(_ReaderCore):
 
     # -- file plumbing ----------------------------------------------------------------
 
-    def _peek_raw(self, n: int) -> bytes:
-        f = self._f
-        if hasattr(f, "peek"):
-            data: bytes = f.peek(n)[:n]
-            return data
-        if f.seekable():
-            pos = f.tell()
-            data = f.read(n)
-            f.seek(pos)
-            return data
-        # Not seekable and no peek: wrap it so we can look ahead.
-        self._f = f = io.BufferedReader(f)
-        data = f.peek(n)[:n]
-        return data
-
     def _load_zstd_dictionary(self, offset: int) -> None:
         """Random access into a warc-zstd file: the dictionary frame is at its start."""
         f = self._f
@@ -210,7 +195,7 @@ class ArchiveReader(_ReaderCore):
         if close_decoder is not None:
             close_decoder()
         if self._own:
-            self._f.close()
+            self._source.file.close()
 
     def __enter__(self) -> ArchiveReader:
         return self
@@ -443,11 +428,11 @@ class ArchiveReader(_ReaderCore):
         while True:
             f.seek(at)
             data: bytes = f.read(block + 2)
-            i = data.find(_MEMBER_MAGIC)
+            i = data.find(GZIP_MEMBER_MAGIC)
             while i >= 0:
                 if self._starts_record(at + i):
                     return at + i
-                i = data.find(_MEMBER_MAGIC, i + 1)
+                i = data.find(GZIP_MEMBER_MAGIC, i + 1)
             if len(data) < block + 2:
                 return None
             at += block
@@ -720,7 +705,7 @@ def _arc_fields(line: bytes, legend: tuple[str, ...]) -> dict[str, str] | None:
 
 
 def open_archive(
-    source: str | os.PathLike[str] | BinaryIO | IO[bytes],
+    source: InputLike,
     *,
     lenient: bool = False,
     on_warning: WarningHandler | None = None,
@@ -735,8 +720,8 @@ def open_archive(
 ) -> ArchiveReader:
     """Open a WARC or ARC file (any compression) for reading.
 
-    The arguments are those of :class:`ArchiveReader`: *source* a path or a binary file
-    object; *lenient* recovers from damage, reporting each recovery to *on_warning*;
+    The arguments are those of :class:`ArchiveReader`: *source* a path, ``"-"`` or a
+    binary file object; *lenient* recovers from damage, reporting each recovery to *on_warning*;
     *types*, *min_size* and *max_size* (Content-Length, in bytes) select records;
     *max_header_size* caps a record head (bytes); *offset* starts at a record's file
     offset; *name* is used in messages; *compression* (``"gzip"``, ``"zstd"``,
@@ -749,7 +734,7 @@ def open_archive(
 
 
 def read_record_at(
-    path: str | os.PathLike[str],
+    path: InputLike,
     offset: int,
     *,
     lenient: bool = False,
@@ -777,22 +762,20 @@ def read_record_at(
         ParseError: there is no record at *offset*, or it is damaged (the error names
             the file and the offset).
     """
-    name = name or os.fspath(path)
     options: dict[str, Any] = {
         "lenient": lenient, "on_warning": on_warning, "max_header_size": max_header_size,
         "compression": compression, "types": types, "min_size": min_size,
         "max_size": max_size, "readahead": readahead,
     }
-    f = open(path, "rb")  # noqa: SIM115 - the reader owns it from here
+    src = open_source(path, name=name)
     try:
         # Random access: read (and, for gzip, buffer) little past the record.
-        reader = ArchiveReader(f, offset=offset, name=name, _chunk=1 << 15, **options)
+        reader = ArchiveReader(src, offset=offset, _chunk=1 << 15, **options)
     except BaseException as exc:
-        f.close()
+        src.close()
         if isinstance(exc, ParseError):
-            raise exc.located(source=name, offset=offset) from None
+            raise exc.located(source=src.name, offset=offset) from None
         raise
-    reader._own = True  # close() closes the file
     try:
         record = next(reader)
     except StopIteration:
@@ -809,7 +792,7 @@ def read_record_at(
 
 
 def read_payload_range(
-    path: str | os.PathLike[str],
+    path: InputLike,
     offset: int,
     start: int,
     end: int | None = None,
