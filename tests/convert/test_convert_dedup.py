@@ -161,3 +161,29 @@ def test_build_from_cdx_and_crawl_log(tmp_path: Path) -> None:
     assert len(idx) == before
     o = idx.lookup("http://www.iana.org/", "sha1:OSSAPWJ23L56IYVRW3GFEAR4MCJMGPTB")
     assert o is not None and o.record_id is not None and o.record_id.startswith("<urn:uuid:")
+
+
+def _stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(data))))
+
+
+@pytest.mark.parametrize(("path", "kind", "added"), [
+    ("pywb/iana.cdx", "cdx", 48),
+    ("netarchivesuite/crawllogs/heritrix3-2015/crawl.log", "crawllog", 105),
+    ("pywb/iana.warc.gz", "archive", 48),
+])
+def test_build_from_standard_input(monkeypatch: pytest.MonkeyPatch, path: str, kind: str,
+                                   added: int) -> None:
+    """Inputs are opened by io.sources: ``-`` is standard input for every kind."""
+    data = corpus_path(path).read_bytes()
+    _stdin(monkeypatch, data)
+    assert detect_input("-") == kind
+    _stdin(monkeypatch, data)
+    idx = DedupIndex()
+    assert idx.add_file("-") == (kind, added)
+    from_path = DedupIndex()
+    from_path.add_file(corpus_path(path))
+    assert [o.digest for o in idx] == [o.digest for o in from_path]

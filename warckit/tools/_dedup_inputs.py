@@ -9,8 +9,10 @@ apart. Nothing here knows the index's storage.
 from __future__ import annotations
 
 import gzip
+import io
 import os
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import IO, Any
 
 from .._util.dates import format_warc_date, parse_arc_date
@@ -18,6 +20,7 @@ from ..cdx.formats import CdxEntry, CdxjEntry, ClassicCdxEntry, detect_format
 from ..cdx.formats import parse_line as parse_cdx_line
 from ..errors import Issue, ParseError, UsageError
 from ..io.compression import sniff_compression
+from ..io.sources import InputLike, open_source
 from ..read.reader import open_archive
 from ..record.digests import Digest, Digester
 from ..record.records import WarcRecord
@@ -47,8 +50,8 @@ def detect_input(path: str | os.PathLike[str]) -> str:
     Raises:
         UsageError: the file is none of these.
     """
-    with open(path, "rb") as f:
-        head = f.read(_HEAD)
+    with open_source(path) as source:
+        head = source.peek(_HEAD)
     compression = sniff_compression(head)
     if compression == "gzip":
         name = os.fspath(path).lower()
@@ -146,13 +149,20 @@ def archive_captures(path: str | os.PathLike[str], *, lenient: bool = False,
 # -- CDX indexes ------------------------------------------------------------------------
 
 
-def _open_text(path: str | os.PathLike[str]) -> IO[str]:
+@contextmanager
+def _open_text(path: InputLike) -> Iterator[IO[str]]:
     """*path* as text (UTF-8, undecodable bytes kept as surrogates), gunzipped if gzip."""
-    with open(path, "rb") as probe:
-        compressed = sniff_compression(probe.read(4)) == "gzip"
-    if compressed:
-        return gzip.open(path, "rt", encoding="utf-8", errors="surrogateescape")
-    return open(path, encoding="utf-8", errors="surrogateescape")
+    with open_source(path) as source:
+        binary: Any = source.file
+        if sniff_compression(source.peek(4)) == "gzip":
+            binary = gzip.GzipFile(fileobj=binary, mode="rb")
+        text = io.TextIOWrapper(binary, encoding="utf-8", errors="surrogateescape")
+        try:
+            yield text
+        finally:
+            text.detach()
+            if binary is not source.file:
+                binary.close()
 
 
 def cdx_captures(path: str | os.PathLike[str]) -> Iterator[Capture]:
