@@ -10,7 +10,6 @@ same URL (exact string, then the same SURT key) and falls back to the digest alo
 
 from __future__ import annotations
 
-import base64
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -126,9 +125,7 @@ def normalize_digest(value: Digest | str | None) -> str | None:
     raw = value.raw
     if raw is None:
         return None
-    if value.algorithm == "sha1":
-        return "sha1:" + base64.b32encode(raw).decode("ascii")
-    return f"{value.algorithm}:{raw.hex()}"
+    return Digest.from_bytes(value.algorithm, raw).canonical()  # (sha1: base32, else hex)
 
 
 def _urlkey(url: str) -> str:
