@@ -1,4 +1,8 @@
-"""The WARC record model: headers, HTTP heads, labelled digests, typed records, header rules."""
+"""The WARC record model: headers, HTTP heads, labelled digests, typed records.
+
+The header rules (mandatory and forbidden fields per record type) are
+:mod:`warckit.record.rules`, imported on their own: reading does not need them.
+"""
 
 from __future__ import annotations
 
@@ -21,12 +25,11 @@ from .records import (
     record_class,
     register_type,
 )
-from .rules import forbidden_fields, mandatory_fields, validate_headers
 
 __all__ = [
     "DIGEST_SIZES", "RECORD_TYPES",
     "ArcRecord", "Continuation", "Conversion", "Digest", "Digester", "Headers", "HttpHead",
     "Metadata", "Request", "Resource", "Response", "Revisit", "UnknownRecord", "WarcRecord",
-    "Warcinfo", "forbidden_fields", "mandatory_fields", "normalize_algorithm", "parse_http_head",
-    "record_class", "register_type", "validate_headers",
+    "Warcinfo", "normalize_algorithm", "parse_http_head",
+    "record_class", "register_type",
 ]
