@@ -6,12 +6,13 @@ import io
 import re
 import zlib
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from ..errors import ChunkedEncodingError, DecompressionBombError, UsageError, WarckitError
 
 __all__ = [
-    "BAD_CHUNKED", "NOT_CHUNKED", "ChunkedReader", "Dechunker", "DecodingReader", "Readable", "read_all",
+    "BAD_CHUNKED", "NOT_CHUNKED", "ChunkedReader", "DechunkMode", "Dechunker", "DecodingReader", "Readable",
+    "read_all",
 ]
 
 _MAX_CHUNK_LINE = 4096
@@ -47,7 +48,8 @@ IssueHandler = Callable[[str, str], None]
 
 
 class ChunkedReader(io.RawIOBase):
-    """Remove chunked transfer-encoding from *raw* while reading.
+    """Remove chunked transfer-encoding from *raw* while reading (a pull adapter over
+    :class:`Dechunker`, which does the parsing).
 
     Quirk: servers declare ``Transfer-Encoding: chunked`` over bodies that are not
     chunked (pywb's ``iana.warc.gz``, warcio's and browsers' reading of them). The
@@ -77,134 +79,20 @@ class ChunkedReader(io.RawIOBase):
         offset: int | None = None,
     ) -> None:
         self._raw = raw
-        self._buf = b""
-        self._left = 0  # bytes left in the current chunk
-        self._started = False  # the first chunk-size line parsed
-        self._after_data = False  # a chunk's data was read; its CRLF comes next
-        self._done = False
-        self._passthrough = False
-        self._lenient = lenient
-        self._on_issue = on_issue
-        self._source = source
-        self._offset = offset
-        self.consumed = 0  # bytes of the stored body consumed (position of _buf[0])
+        self._d = Dechunker(
+            mode="lenient" if lenient else "strict", on_issue=on_issue, source=source, offset=offset
+        )
+        self._out: list[bytes] = []  # decoded pieces not yet returned, oldest last
+        self._error: ChunkedEncodingError | None = None  # raised once _out is drained
+        self._eof = False
+
+    @property
+    def consumed(self) -> int:
+        """Bytes of the stored body the decoder has consumed."""
+        return self._d.consumed
 
     def readable(self) -> bool:
         return True
-
-    def _fill(self, n: int = 8192) -> bool:
-        data = self._raw.read(n)
-        if not data:
-            return False
-        self._buf += data
-        return True
-
-    def _take(self, n: int) -> None:
-        self._buf = self._buf[n:]
-        self.consumed += n
-
-    def _report(self, code: str, message: str) -> None:
-        if self._on_issue is not None:
-            self._on_issue(code, message)
-
-    def _not_chunked(self, why: str) -> None:
-        self._report(NOT_CHUNKED, f"Transfer-Encoding is chunked but {why}; the body is served as stored")
-        self._passthrough = True
-
-    def _fail(self, message: str, *, stop: bool = False) -> None:
-        """Damage after the first chunk: raise, or serve the rest as stored (*stop*: end here)."""
-        message = f"{message} at byte {self.consumed} of the body"
-        if not self._lenient:
-            raise ChunkedEncodingError(message, source=self._source, offset=self._offset)
-        if stop:
-            self._report(BAD_CHUNKED, f"{message}; the body ends there")
-            self._done = True
-        else:
-            self._report(BAD_CHUNKED, f"{message}; the rest is served as stored")
-            self._passthrough = True
-
-    def _line(self) -> bytes | None:
-        """The next line (without its line end) if complete; ``None`` at the end of input
-        or when it is too long. The line stays in the buffer."""
-        while True:
-            nl = self._buf.find(b"\n")
-            if nl >= 0:
-                return self._buf[:nl]
-            if len(self._buf) > _MAX_CHUNK_LINE or not self._fill():
-                return None
-
-    def _next_chunk(self) -> None:
-        """Consume the line end after the previous chunk's data, then a chunk-size line."""
-        if self._after_data:
-            self._after_data = False
-            while len(self._buf) < 2 and self._fill():
-                pass
-            if self._buf.startswith(b"\r\n"):
-                self._take(2)
-            elif self._buf.startswith(b"\n"):
-                self._take(1)  # RFC 9112 §2.2: a bare LF may be taken as a line end
-            elif not self._buf:
-                self._fail("chunked body ends without the last chunk", stop=True)
-                return
-            elif self._buf == b"\r":
-                self._fail("chunked body ends inside the CRLF after chunk data", stop=True)
-                return
-            else:
-                self._fail("chunk data is not followed by CRLF")
-                return
-        blank = 0
-        while True:
-            line = self._line()
-            if line is None:
-                if not self._started:
-                    self._not_chunked(
-                        "the body is empty" if not self._buf else "its first line is not a chunk size"
-                    )
-                elif len(self._buf) > _MAX_CHUNK_LINE:
-                    self._fail("chunk-size line is too long")
-                elif not self._buf.strip():
-                    self._fail("chunked body ends without the last chunk", stop=True)
-                else:
-                    self._fail("chunked body ends inside a chunk-size line", stop=True)
-                return
-            text = line[:-1] if line.endswith(b"\r") else line
-            if text.strip(b" \t") or not self._started or not self._lenient:
-                break
-            # Lenient: blank lines between chunks (bounded work: each is consumed).
-            self._take(len(line) + 1)
-            blank += 1
-        if blank:
-            self._report(BAD_CHUNKED, f"skipped {blank} blank line(s) before a chunk-size line")
-        m = _LENIENT_SIZE.fullmatch(text)
-        if m is None:
-            if not self._started:
-                self._not_chunked("its first line is not a chunk size")
-            else:
-                self._fail(f"bad chunk size {text[:20]!r}")
-            return
-        size = int(m.group(1), 16)
-        if size > _MAX_CHUNK_SIZE:
-            if not self._started:
-                self._not_chunked("its first line is not a chunk size")
-            else:
-                self._fail(f"chunk size {text[:20]!r} is too large")
-            return
-        if _STRICT_SIZE.fullmatch(text) is None:
-            if not self._lenient:
-                self._started = True
-                raise ChunkedEncodingError(
-                    f"bad chunk size {text[:20]!r} (whitespace around the digits) at byte "
-                    f"{self.consumed} of the body",
-                    source=self._source,
-                    offset=self._offset,
-                )
-            self._report(BAD_CHUNKED, f"chunk size {text[:20]!r} has whitespace around the digits")
-        self._started = True
-        self._take(len(line) + 1)
-        if size == 0:
-            self._done = True  # trailers (if any) are not part of the content
-            return
-        self._left = size
 
     def readinto(self, b: Any) -> int:
         data = self.read(len(b))
@@ -212,32 +100,42 @@ class ChunkedReader(io.RawIOBase):
         b[:n] = data
         return n
 
+    def _pull(self, size: int) -> None:
+        """Feed the decoder one read of the layer below (or its end)."""
+        d = self._d
+        # The same read sizes as a pull decoder: a chunk's data in one read.
+        data = self._raw.read(max(8192, min(size, d.left)) if d.state == DATA and not d.buffered else 8192)
+        out = self._out
+        try:
+            if data:
+                d.feed(data, out)
+            else:
+                self._eof = True
+                d.finish()
+        except ChunkedEncodingError as exc:
+            self._error = exc
+            self._eof = True
+        out.reverse()
+
     def read(self, size: int | None = -1) -> bytes:
         if size is None or size < 0:
             return read_all(self)
-        while True:
-            if self._passthrough:
-                if self._buf:
-                    out = self._buf[:size]
-                    self._take(len(out))
-                    return out
-                return self._raw.read(size)
-            if self._done:
+        out = self._out
+        while not out:
+            if self._eof:
+                if self._error is not None:
+                    raise self._error
                 return b""
-            if self._left == 0:
-                self._next_chunk()
-                continue
-            if not self._buf and not self._fill(max(8192, min(size, self._left))):
-                self._fail("chunked body ends inside a chunk", stop=True)
-                continue
-            take = min(size, self._left, len(self._buf))
-            out = self._buf[:take]
-            self._take(take)
-            self._left -= take
-            if self._left == 0:
-                self._after_data = True
-            if out:
-                return out
+            if self._d.state == PASSTHROUGH and not self._d.buffered:
+                return self._raw.read(size)  # the rest as stored, straight through
+            self._pull(size)
+            while out and not out[-1]:
+                out.pop()
+        piece = out.pop()
+        if len(piece) > size:
+            out.append(piece[size:])
+            piece = piece[:size]
+        return piece
 
 
 #: Largest piece of decoded content one decompression step produces.
@@ -432,53 +330,310 @@ class DecodingReader(io.RawIOBase):
         return len(data)
 
 
+#: :attr:`Dechunker.state` values.
+SIZE_LINE, DATA, AFTER_DATA, TRAILER, DONE, PASSTHROUGH, FAILED = range(7)
+
+#: How a :class:`Dechunker` takes damage.
+DechunkMode = Literal["digest", "strict", "lenient"]
+
+
+class _Sink(Protocol):
+    def append(self, data: bytes, /) -> None: ...
+
+
+class _Hash(Protocol):
+    def update(self, data: bytes, /) -> None: ...
+
+
 class Dechunker:
-    """Push-style chunked transfer-coding decoder: ``feed(data, out)`` passes the
-    de-chunked bytes to ``out.update``; ``failed`` is set on malformed input."""
+    """Push-style chunked transfer-coding decoder, the one warckit has: ``feed(data, out)``
+    passes the de-chunked bytes on as they come, ``finish()`` marks the end of input.
 
-    __slots__ = ("failed", "left", "line", "state")
+    Modes:
+        ``"digest"`` (default): is the body well-formed chunked coding? Any damage sets
+            :attr:`failed` and stops the output; :attr:`done` once the last chunk and the
+            trailer section (its empty line) were read. A payload digest over the
+            entity exists only then (see :mod:`warckit.record.payload`); the compiled
+            verifier (``_speedups/verifyfast.pyx``) draws the same line.
+        ``"strict"`` / ``"lenient"``: the reading rules :class:`ChunkedReader` documents
+            (``not-chunked`` served as stored, damage after the first chunk raises or is
+            served as stored / ends the body and is reported as ``bad-chunked``).
 
-    def __init__(self) -> None:
-        self.state = 0  # 0 size line, 1 data, 2 CRLF after data, 3 trailer, 4 done
-        self.left = 0
-        self.line = bytearray()
-        self.failed = False
+    *out* is anything with ``update`` (a hash) or ``append`` (a list).
+    """
 
-    def feed(self, data: bytes, out: Any) -> None:
-        i, n = 0, len(data)
-        while i < n and not self.failed:
+    __slots__ = (
+        "_blank",
+        "_buf",
+        "_emit",
+        "_lenient",
+        "_mode",
+        "_offset",
+        "_on_issue",
+        "_source",
+        "_started",
+        "consumed",
+        "left",
+        "state",
+    )
+
+    def __init__(
+        self,
+        *,
+        mode: DechunkMode = "digest",
+        on_issue: IssueHandler | None = None,
+        source: str | None = None,
+        offset: int | None = None,
+    ) -> None:
+        if mode not in ("digest", "strict", "lenient"):
+            raise UsageError(f"Dechunker mode must be 'digest', 'strict' or 'lenient', not {mode!r}")
+        self._mode = mode
+        self._lenient = mode == "lenient"
+        self._on_issue = on_issue
+        self._source = source
+        self._offset = offset
+        self._buf = b""  # input not parsed yet (a line being read); starts at byte `consumed`
+        self._started = False  # the first chunk-size line parsed
+        self._blank = 0  # lenient: blank lines skipped before the next chunk-size line
+        self._emit: Any = None
+        self.state = SIZE_LINE
+        self.left = 0  # bytes left in the current chunk
+        self.consumed = 0  # bytes of the stored body consumed (position of the buffer's start)
+
+    @property
+    def done(self) -> bool:
+        """The last chunk was read (in ``"digest"`` mode: and the trailer section)."""
+        return self.state == DONE
+
+    @property
+    def failed(self) -> bool:
+        """``"digest"`` mode: the body is not well-formed chunked coding."""
+        return self.state == FAILED
+
+    @property
+    def buffered(self) -> int:
+        """Input bytes held (an unfinished line)."""
+        return len(self._buf)
+
+    def feed(self, data: bytes, out: _Hash | _Sink) -> None:
+        """Decode *data*, the next bytes of the body, into *out*.
+
+        Raises:
+            ChunkedEncodingError: ``"strict"`` mode and the body breaks after its first chunk.
+        """
+        st = self.state
+        if st >= DONE:
+            if st == PASSTHROUGH:
+                self._pass(data, out)
+            return  # bytes after the last chunk (or the damage) are ignored
+        emit = getattr(out, "update", None) or out.append  # type: ignore[union-attr]
+        self._emit = emit
+        buf = self._buf
+        if st == DATA and not buf:
+            # The common case: the rest of a chunk's data, without copying it first.
+            take = self.left
+            if take >= len(data):
+                emit(data)
+                self.left -= len(data)
+                self.consumed += len(data)
+                if not self.left:
+                    self.state = AFTER_DATA
+                return
+            emit(data[:take])
+            self.consumed += take
+            self.left = 0
+            self.state = AFTER_DATA
+            data = data[take:]
+        self._buf = buf + data if buf else data
+        self._run()
+
+    def finish(self) -> None:
+        """The input ended: a chunked body that is not complete is damage.
+
+        Raises:
+            ChunkedEncodingError: ``"strict"`` mode and the body ends early.
+        """
+        st = self.state
+        if st >= DONE or self._mode == "digest":
+            if st < DONE:
+                self.state = FAILED
+            return
+        buf = self._buf
+        if st == DATA:
+            self._fail("chunked body ends inside a chunk", stop=True)
+        elif st == AFTER_DATA:
+            if not buf:
+                self._fail("chunked body ends without the last chunk", stop=True)
+            else:  # (only a lone CR waits for more)
+                self._fail("chunked body ends inside the CRLF after chunk data", stop=True)
+        elif not self._started:
+            self._not_chunked("the body is empty" if not buf else "its first line is not a chunk size")
+        elif not buf.strip():
+            self._fail("chunked body ends without the last chunk", stop=True)
+        else:
+            self._fail("chunked body ends inside a chunk-size line", stop=True)
+        if self.state == PASSTHROUGH:
+            self._flush_passthrough()
+
+    # -- the parser ---------------------------------------------------------------------
+
+    def _run(self) -> None:
+        """Parse the buffer as far as it goes."""
+        digest = self._mode == "digest"
+        while True:
             st = self.state
-            if st == 1:
-                take = min(self.left, n - i)
-                out.update(data[i : i + take])
-                i += take
-                self.left -= take
-                if self.left == 0:
-                    self.state = 2
-                    self.line.clear()
-            elif st in (0, 2, 3):
-                j = data.find(b"\n", i)
-                if j < 0:
-                    self.line += data[i:]
-                    if len(self.line) > 4096:
-                        self.failed = True
+            buf = self._buf
+            if st == DATA:
+                if not buf:
                     return
-                self.line += data[i:j]
-                i = j + 1
-                text = bytes(self.line).rstrip(b"\r")
-                self.line.clear()
-                if st == 2:
-                    if text:
-                        self.failed = True
-                    self.state = 0
-                elif st == 0:
-                    m = _LENIENT_SIZE.fullmatch(text)
-                    if m is None:  # (int() would take 0x3, 1_0, +3)
-                        self.failed = True
-                        return
-                    self.left = int(m.group(1), 16)
-                    self.state = 1 if self.left else 3
-                elif not text:
-                    self.state = 4
+                take = min(self.left, len(buf))
+                self._emit(buf[:take])
+                self._take(take)
+                self.left -= take
+                if not self.left:
+                    self.state = AFTER_DATA
+                continue
+            if st == AFTER_DATA and not digest:
+                if not buf:
+                    return
+                if buf[0] == 10:
+                    self._take(1)  # RFC 9112 §2.2: a bare LF may be taken as a line end
+                elif buf[0] != 13:
+                    self._fail("chunk data is not followed by CRLF")
+                elif len(buf) < 2:
+                    return
+                elif buf[1] == 10:
+                    self._take(2)
+                else:
+                    self._fail("chunk data is not followed by CRLF")
+                if self.state == AFTER_DATA:
+                    self.state = SIZE_LINE
+                continue
+            if st >= DONE:
+                if st == PASSTHROUGH:
+                    self._flush_passthrough()
+                else:
+                    self._buf = b""
+                return
+            nl = buf.find(b"\n")
+            if nl < 0:
+                if len(buf) > _MAX_CHUNK_LINE:
+                    if digest:
+                        self._stop()
+                    elif not self._started:
+                        self._not_chunked("its first line is not a chunk size")
+                    else:
+                        self._fail("chunk-size line is too long")
+                    continue
+                return
+            line = buf[:nl]
+            if digest:
+                text = line.rstrip(b"\r")
+                if st == SIZE_LINE:
+                    self._size_line_digest(text, nl)
+                else:  # after data, or a trailer line: the empty line ends it
+                    self._take(nl + 1)
+                    if st == AFTER_DATA:
+                        if text:
+                            self._stop()
+                        else:
+                            self.state = SIZE_LINE
+                    elif not text:
+                        self.state = DONE
+                continue
+            self._size_line(line[:-1] if line.endswith(b"\r") else line, nl)
+
+    def _size_line_digest(self, text: bytes, nl: int) -> None:
+        m = _LENIENT_SIZE.fullmatch(text)
+        if m is None:  # (int() would take 0x3, 1_0, +3)
+            self._stop()
+            return
+        size = int(m.group(1), 16)
+        if size > _MAX_CHUNK_SIZE:  # (more than any input can hold: it would end early)
+            self._stop()
+            return
+        self._take(nl + 1)
+        self.left = size
+        self.state = DATA if size else TRAILER
+
+    def _size_line(self, text: bytes, nl: int) -> None:
+        if not text.strip(b" \t") and self._started and self._lenient:
+            # Lenient: blank lines between chunks (bounded work: each is consumed).
+            self._take(nl + 1)
+            self._blank += 1
+            return
+        if self._blank:
+            self._report(BAD_CHUNKED, f"skipped {self._blank} blank line(s) before a chunk-size line")
+            self._blank = 0
+        m = _LENIENT_SIZE.fullmatch(text)
+        size = int(m.group(1), 16) if m is not None else -1
+        if m is None or size > _MAX_CHUNK_SIZE:
+            if not self._started:
+                self._not_chunked("its first line is not a chunk size")
+            elif m is None:
+                self._fail(f"bad chunk size {text[:20]!r}")
             else:
-                return  # bytes after the last chunk are ignored
+                self._fail(f"chunk size {text[:20]!r} is too large")
+            return
+        if _STRICT_SIZE.fullmatch(text) is None:
+            if not self._lenient:
+                self._started = True
+                raise ChunkedEncodingError(
+                    f"bad chunk size {text[:20]!r} (whitespace around the digits) at byte "
+                    f"{self.consumed} of the body",
+                    source=self._source,
+                    offset=self._offset,
+                )
+            self._report(BAD_CHUNKED, f"chunk size {text[:20]!r} has whitespace around the digits")
+        self._started = True
+        self._take(nl + 1)
+        if size == 0:
+            self.state = DONE  # trailers (if any) are not part of the content
+            self._buf = b""
+            return
+        self.left = size
+        self.state = DATA
+
+    # -- small steps --------------------------------------------------------------------
+
+    def _take(self, n: int) -> None:
+        self._buf = self._buf[n:]
+        self.consumed += n
+
+    def _stop(self) -> None:
+        """``"digest"`` mode: not well-formed; nothing more comes out."""
+        self.state = FAILED
+        self._buf = b""
+
+    def _pass(self, data: bytes, out: Any) -> None:
+        if data:
+            (getattr(out, "update", None) or out.append)(data)
+            self.consumed += len(data)
+
+    def _flush_passthrough(self) -> None:
+        buf, self._buf = self._buf, b""
+        if buf:
+            self._emit(buf)
+            self.consumed += len(buf)
+
+    def _report(self, code: str, message: str) -> None:
+        if self._on_issue is not None:
+            self._on_issue(code, message)
+
+    def _not_chunked(self, why: str) -> None:
+        self._report(NOT_CHUNKED, f"Transfer-Encoding is chunked but {why}; the body is served as stored")
+        self.state = PASSTHROUGH
+
+    def _fail(self, message: str, *, stop: bool = False) -> None:
+        """Damage after the first chunk: raise, or serve the rest as stored (*stop*: end here)."""
+        message = f"{message} at byte {self.consumed} of the body"
+        if not self._lenient:
+            self.state = FAILED
+            raise ChunkedEncodingError(message, source=self._source, offset=self._offset)
+        if stop:
+            self._report(BAD_CHUNKED, f"{message}; the body ends there")
+            self.state = DONE
+            self._buf = b""
+        else:
+            self._report(BAD_CHUNKED, f"{message}; the rest is served as stored")
+            self.state = PASSTHROUGH

@@ -14,7 +14,7 @@ import re
 from .._util.frozen import Frozen
 from ..errors import HeaderParseError, UsageError
 
-__all__ = ["DIGEST_SIZES", "Digest", "Digester", "normalize_algorithm"]
+__all__ = ["DIGEST_SIZES", "Digest", "Digester", "b32encode", "format_digest", "normalize_algorithm"]
 
 #: Output size in bytes of the algorithms warckit can compute.
 DIGEST_SIZES: dict[str, int] = {
@@ -38,9 +38,36 @@ _ALIASES = {
 _B32 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567=")
 _HEX = frozenset("0123456789abcdefABCDEF")
 _SHA1_B32 = re.compile(r"[A-Za-z2-7]{32}")
-_B32_AS_INT = str.maketrans(
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", "0123456789abcdefghijklmnopqrstuv"
-)
+_B32_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+_B32_AS_INT = str.maketrans(_B32_ALPHABET, "0123456789abcdefghijklmnopqrstuv")
+_B32_PAIRS = [a + b for a in _B32_ALPHABET for b in _B32_ALPHABET]  # every 10-bit group
+
+
+def b32encode(raw: bytes) -> str:
+    """RFC 4648 base32 of *raw*, as ``base64.b32encode(raw).decode()``.
+
+    A digest whose size is a multiple of 5 bytes (SHA-1, …) needs no padding: it is
+    encoded 10 bits at a time from one integer, ~3x faster than ``base64``.
+    """
+    if len(raw) % 5:
+        return base64.b32encode(raw).decode("ascii")
+    n = int.from_bytes(raw, "big")
+    pairs = _B32_PAIRS
+    return "".join([pairs[(n >> shift) & 1023] for shift in range(len(raw) * 8 - 10, -1, -10)])
+
+
+def format_digest(algorithm: str, raw: bytes, encoding: str | None = None) -> str:
+    """``algorithm:value`` text of *raw* digest bytes, as ``str(Digest.from_bytes(...))``
+    (*algorithm* already normalised)."""
+    if encoding is None:
+        encoding = "base32" if algorithm == "sha1" else "base16"
+    if encoding == "base32":
+        return f"{algorithm}:{b32encode(raw)}"
+    if encoding == "base16":
+        return f"{algorithm}:{raw.hex()}"
+    if encoding == "base64":
+        return f"{algorithm}:{base64.b64encode(raw).decode('ascii')}"
+    raise UsageError(f"unknown digest encoding {encoding!r}")
 
 
 def normalize_algorithm(label: str) -> str:
@@ -91,17 +118,7 @@ class Digest(Frozen):
                 others, lowercase as community practice recommends).
         """
         algorithm = normalize_algorithm(algorithm)
-        if encoding is None:
-            encoding = "base32" if algorithm == "sha1" else "base16"
-        if encoding == "base32":
-            value = base64.b32encode(raw).decode("ascii")
-        elif encoding == "base16":
-            value = raw.hex()
-        elif encoding == "base64":
-            value = base64.b64encode(raw).decode("ascii")
-        else:
-            raise UsageError(f"unknown digest encoding {encoding!r}")
-        return cls(algorithm, value, algorithm)
+        return cls(algorithm, format_digest(algorithm, raw, encoding)[len(algorithm) + 1 :], algorithm)
 
     @property
     def encoding(self) -> str | None:

@@ -35,11 +35,11 @@ from typing import Any, Union
 from .._util.dates import format_warc_date, parse_warc_date
 from .._version import __version__
 from ..errors import HttpParseError, Issue, UsageError, ValidationError
-from ..io.chunked import Dechunker
 from ..record import rules as _validate
-from ..record.digests import Digest, Digester
+from ..record.digests import Digest, Digester, format_digest
 from ..record.headers import Headers
 from ..record.http import parse_http_head
+from ..record.payload import PayloadDigester, payload_convention
 from . import args as _args
 from .rolling import DEFAULT_MAX_BYTES, DEFAULT_TEMPLATE, RollingFile
 from .writer import (
@@ -254,17 +254,6 @@ class HybridPolicy:
                    for p in self.content_types)
 
 
-_B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
-_B32_PAIRS = [a + b for a in _B32 for b in _B32]  # every 10-bit group
-
-
-def _b32(raw: bytes) -> str:
-    """RFC 4648 base32 of *raw* (``len(raw) % 5 == 0``: no padding); as base64.b32encode."""
-    n = int.from_bytes(raw, "big")
-    pairs = _B32_PAIRS
-    return "".join([pairs[(n >> shift) & 1023] for shift in range(len(raw) * 8 - 10, -1, -10)])
-
-
 def _hash_functions(algorithm: str, encoding: str | None) -> tuple[Any, Any]:
     """(new hash object, hash object -> labelled digest text), as Digester formats them.
 
@@ -274,26 +263,7 @@ def _hash_functions(algorithm: str, encoding: str | None) -> tuple[Any, Any]:
     import hashlib
 
     new = getattr(hashlib, algorithm, None) or (lambda: hashlib.new(algorithm))
-    enc = encoding or ("base32" if algorithm == "sha1" else "base16")
-    if enc == "base32" and new().digest_size % 5 == 0:
-        return new, lambda h: f"{algorithm}:{_b32(h.digest())}"
-    if enc == "base16":
-        return new, lambda h: f"{algorithm}:{h.hexdigest()}"
-    return _slow_hash_functions(algorithm, encoding)
-
-
-def _slow_hash_functions(algorithm: str, encoding: str | None) -> tuple[Any, Any]:
-    from ..record.digests import Digest
-
-    def new() -> Digester:
-        return Digester(algorithm, encoding=encoding)
-
-    def fmt(h: Any) -> str:
-        if isinstance(h, Digester):
-            return str(h.digest())
-        return str(Digest.from_bytes(algorithm, h.digest(), encoding=encoding))
-
-    return new, fmt
+    return new, lambda h: format_digest(algorithm, h.digest(), encoding)
 
 
 def _reraise(exc: BaseException) -> None:
@@ -437,6 +407,7 @@ class WarcWriter:
             raise UsageError(f"version must be '1.1' or '1.0', not {version!r}")
         if payload_digest not in ("warc1.1", "legacy"):
             raise UsageError("payload_digest must be 'warc1.1' or 'legacy'")
+        convention = payload_convention(payload_digest)
         if segment_size is not None and segment_size <= 0:
             raise UsageError("segment_size must be positive")
         if hybrid is not None and compression == "none":
@@ -445,8 +416,6 @@ class WarcWriter:
         probe = Digester(digest, encoding=digest_encoding)
         self._blank_digest = str(probe.digest())
         self._new_hash, self._format_hash = _hash_functions(probe.algorithm, digest_encoding)
-        if self._format_hash(probe._hash) != self._blank_digest:  # pragma: no cover
-            self._new_hash, self._format_hash = _slow_hash_functions(digest, digest_encoding)
         items = _args.check_fields("WarcWriter", "warcinfo", warcinfo) or []
         self.directory = os.fspath(directory)
         try:
@@ -456,7 +425,7 @@ class WarcWriter:
         self.version = version
         self.digest = digest
         self.digest_encoding = digest_encoding
-        self.payload_convention = payload_digest
+        self.payload_convention = convention
         self.segment_size = segment_size
         self.hybrid = hybrid
         self.host = host or socket.gethostname()
@@ -702,21 +671,17 @@ class WarcWriter:
         sink = BlockSink("none") if segmenting else series.encoder.sink()
         new_hash = self._new_hash
         block_d = new_hash()
-        payload_d: Any = new_hash() if payload is not None else None
-        dechunk = Dechunker() if (payload_d is not None and chunked
-                                   and self.payload_convention == "warc1.1") else None
-        legacy_d = new_hash() if dechunk is not None else None
+        payload_d: Any = None
+        if payload == "http":
+            payload_d = PayloadDigester(self.digest, encoding=self.digest_encoding,
+                                        convention=self.payload_convention, chunked=chunked)
+        elif payload is not None:
+            payload_d = new_hash()
         payload_prefix = payload == "block"
 
         def digest(data: bytes, is_prefix: bool) -> None:
             block_d.update(data)
-            if payload_d is None or (is_prefix and not payload_prefix):
-                return
-            if dechunk is not None and not is_prefix:
-                dechunk.feed(data, payload_d)
-                assert legacy_d is not None
-                legacy_d.update(data)
-            else:
+            if payload_d is not None and (payload_prefix or not is_prefix):
                 payload_d.update(data)
 
         kept = False
@@ -746,15 +711,12 @@ class WarcWriter:
             held.clear()
             convention: str | None = None
             pd_text = payload_digest
-            if payload_d is not None:
-                convention = "warc1.1" if payload == "http" and self.payload_convention == "warc1.1" else (
-                    "legacy" if payload == "http" else None)
-                if dechunk is not None and (dechunk.failed or dechunk.state != 4):
-                    # Quirk: a body that claims chunked coding but is not well-formed
-                    # has no de-chunked entity; the digest falls back to the stored bytes.
-                    assert legacy_d is not None
-                    payload_d = legacy_d
-                    convention = "legacy"
+            if isinstance(payload_d, PayloadDigester):
+                # Quirk: a body that claims chunked coding but is not well-formed has no
+                # de-chunked entity; the digest falls back to the stored bytes (legacy).
+                pd_text = payload_d.text()
+                convention = payload_d.convention
+            elif payload_d is not None:
                 pd_text = self._format_hash(payload_d)
             length = sink.length
             # The body is read: place the record under the lock (records whole, one
