@@ -29,7 +29,7 @@ from typing import IO, Any
 from ..errors import Issue, UsageError
 from ..io.atomic import replacing
 from ..read.reader import open_archive
-from ..write.writer import DEFAULT_GZIP_LEVEL, HAVE_ISAL, Spool, fsync_file
+from ..write.writer import _GZIP_HEADER, DEFAULT_GZIP_LEVEL, HAVE_ISAL, Spool, fsync_file
 
 if HAVE_ISAL:  # pragma: no branch - depends on the environment
     from isal import isal_zlib as _zlib
@@ -37,9 +37,6 @@ else:  # pragma: no cover
     import zlib as _zlib  # type: ignore[no-redef]
 
 __all__ = ["GzipMemberWriter", "RecompressStats", "recompress"]
-
-# Gzip member header: magic, deflate, no flags, MTIME 0, XFL 0, OS 255 (unknown).
-_GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
 
 
 @dataclass
