@@ -22,7 +22,8 @@ from ..errors import Issue, ParseError, UsageError
 from ..io.compression import sniff_compression
 from ..io.sources import InputLike, open_source
 from ..read.reader import open_archive
-from ..record.digests import Digest, Digester
+from ..record.digests import Digest
+from ..record.payload import PayloadDigester
 from ..record.records import WarcRecord
 from .crawllog import parse_line as parse_crawl_log_line
 from .crawllog import read_crawl_log
@@ -79,10 +80,12 @@ def detect_input(path: str | os.PathLike[str]) -> str:
 
 
 def payload_digest_of(record: WarcRecord, algorithm: str = "sha1") -> Digest:
-    """Compute a record's payload digest (HTTP entity with chunking removed; else the block)."""
-    d = Digester(algorithm)
-    stream = record.content_stream() if record.has_http and record.http is not None \
-        else record.raw_stream()
+    """Compute a record's payload digest (:class:`~warckit.record.payload.PayloadDigester`):
+    the HTTP entity with chunking removed (the body as stored when its chunked coding is
+    not well formed); the whole block when the record holds no HTTP message."""
+    http = record.http if record.has_http else None
+    d = PayloadDigester(algorithm, chunked=http is not None and http.chunked)
+    stream = record.payload_stream() if http is not None else record.raw_stream()
     while True:
         chunk = stream.read(1 << 20)
         if not chunk:

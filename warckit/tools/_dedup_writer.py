@@ -8,42 +8,16 @@ response's payload digest (the HTTP entity with chunking removed) and consults a
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ParseError
-from ..io.chunked import ChunkedReader
-from ..record.digests import Digest, Digester
+from ..record.digests import Digest
 from ..record.http import parse_http_head
+from ..record.payload import PayloadDigester
 from ..write.writer import iter_source
 from ._dedup_index import DedupIndex
 
 __all__ = ["DedupStats", "DedupWriter"]
-
-
-def _entity_digest(http_head: bytes, body: Iterable[bytes], algorithm: str) -> Digest:
-    """Digest of the HTTP entity: the body with chunked transfer-coding removed."""
-    head = parse_http_head(http_head, lenient=True)
-    spool = tempfile.SpooledTemporaryFile(max_size=8 << 20)  # noqa: SIM115 - closed below / handed on
-    for chunk in body:
-        spool.write(chunk)
-    spool.seek(0)
-    d = Digester(algorithm)
-    stream: Any = ChunkedReader(spool, lenient=False) if head.chunked else spool
-    try:
-        while True:
-            data = stream.read(1 << 20)
-            if not data:
-                break
-            d.update(data)
-    except ParseError:  # not well-formed chunking: digest the stored bytes (legacy)
-        d = Digester(algorithm)
-        spool.seek(0)
-        for data in iter(lambda: spool.read(1 << 20), b""):
-            d.update(data)
-    spool.close()
-    return d.digest()
 
 
 @dataclass
@@ -124,12 +98,15 @@ class DedupWriter:
             size = len(body_bytes)
         digest = payload_digest
         if digest is None:
+            d = PayloadDigester(self.writer.digest,
+                                chunked=parse_http_head(raw_head, lenient=True).chunked)
             if isinstance(body_bytes, bytes):
-                digest = _entity_digest(raw_head, [body_bytes], self.writer.digest)
+                d.update(body_bytes)
             else:
-                digest = _entity_digest(raw_head, iter(lambda: body_bytes.read(1 << 20), b""),
-                                        self.writer.digest)
+                for data in iter(lambda: body_bytes.read(1 << 20), b""):
+                    d.update(data)
                 body_bytes.seek(0)
+            digest = d.digest()
         date = kwargs.get("date")
         original = None
         if size >= self.min_size and size > 0:
