@@ -204,7 +204,7 @@ def test_writer_hook_looks_up_the_digest_the_writer_writes(tmp_path: Path, body:
         first = d.response("http://e.org/", head, body)
         second = d.response("http://e.org/", head, iter([body]))  # (a stream: spooled)
     assert (first.type, second.type) == ("response", "revisit")
-    revisit = [r for r in warckit.open(w.files[0]) if r.type == "revisit"][0]
+    revisit = next(r for r in warckit.open(w.files[0]) if r.type == "revisit")
     assert revisit.headers.first("WARC-Payload-Digest") == first.payload_digest
 
 
