@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING, Any
 from .._speedups import load
 from ..errors import StaleRecordError
 from ..read.pieces import Forked
+from ..record import payload as _payload
 from ..record.digests import DIGEST_SIZES, Digest
-from ..record.payload import LEGACY, PayloadDigester
+from ..record.payload import PayloadDigester
 from ..record.records import (
     Continuation,
     Conversion,
@@ -46,9 +47,11 @@ __all__ = ["LEGACY", "WARC11", "DigestReport", "DigestResult", "verify_digests",
 
 #: Payload digest over the HTTP entity after removing chunked transfer-encoding: how
 #: :attr:`DigestResult.convention` spells :data:`warckit.record.payload.WARC11` (which
-#: :func:`~warckit.record.payload.payload_convention` reads). :data:`LEGACY` is the
-#: payload module's own: the bytes after the HTTP head, as stored.
+#: :func:`~warckit.record.payload.payload_convention` reads).
 WARC11 = "warc-1.1"
+#: Payload digest over the bytes after the HTTP head, as stored
+#: (:data:`warckit.record.payload.LEGACY`).
+LEGACY = _payload.LEGACY
 
 
 @dataclass(frozen=True, slots=True)
