@@ -158,8 +158,8 @@ def test_defaults_and_opt_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     with warckit.open(io.BytesIO(path.read_bytes())) as r:
         assert not r._dec.readahead
     rec = warckit.read_record_at(path, 0)  # random access reads one record
-    assert not rec._reader._dec.readahead
-    rec._reader.close()
+    assert not rec._body.reader._dec.readahead
+    rec.close()
     monkeypatch.setattr(reader_mod, "_READAHEAD_DEFAULT", False)
     with warckit.open(path) as r:
         assert not r._dec.readahead

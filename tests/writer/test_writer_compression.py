@@ -12,6 +12,7 @@ from writer_oracles import fastwarc_block_digests, warcio_check
 
 import warckit
 from warckit.errors import UsageError
+from warckit.write import encode as E
 from warckit.write import writer as W
 from warckit.write.guided import WarcWriter
 
@@ -85,7 +86,7 @@ def test_sink_encoded_twice_with_other_heads() -> None:
 
 @pytest.mark.parametrize("backend", W.GZIP_BACKENDS)
 def test_large_block_streams_through_the_spool(backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(W, "SPOOL_MEMORY", 50_000)
+    monkeypatch.setattr(E, "SPOOL_MEMORY", 50_000)
     enc = W.RecordEncoder("gzip", backend=backend)
     sink = enc.sink()
     for i in range(0, len(BLOCK), 7_000):
@@ -115,7 +116,7 @@ def test_default_backend_is_the_fastest_installed() -> None:
 @pytest.mark.parametrize("backend", W.GZIP_BACKENDS)
 def test_guided_writer_each_backend_reads_back(tmp_path: Path, backend: str,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(W, "SPOOL_MEMORY", 64_000)  # the last body takes the streaming path
+    monkeypatch.setattr(E, "SPOOL_MEMORY", 64_000)  # the last body takes the streaming path
     bodies = [b"", b"<p>hi</p>", BLOCK[:30_000], BLOCK]
     with WarcWriter(tmp_path, fsync=False, gzip_backend=backend) as w:
         written = []

@@ -109,8 +109,7 @@ def _write(args: argparse.Namespace, path: str, out: Any) -> None:
             out.write(data)
         out.flush()
         return
-    record = read_record_at(path, args.offset, lenient=args.lenient)
-    try:
+    with read_record_at(path, args.offset, lenient=args.lenient) as record:
         if args.headers:
             out.write(record.raw_head)
             head = record.http
@@ -126,6 +125,3 @@ def _write(args: argparse.Namespace, path: str, out: Any) -> None:
         else:
             record.write_to(out)
         out.flush()
-    finally:
-        if record._reader is not None:
-            record._reader.close()

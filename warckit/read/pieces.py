@@ -95,7 +95,7 @@ def _readable_start(path: str, offset: int, read_types: frozenset[str], skip_fie
         record = read_record_at(path, offset)
     except (ParseError, OSError, ValueError):
         return False
-    try:
+    with record:
         if record.offset != offset or record.format != "warc":
             return False
         rtype = record.type
@@ -104,10 +104,6 @@ def _readable_start(path: str, offset: int, read_types: frozenset[str], skip_fie
         if skip_fields and rtype in ("resource", "metadata") and record.content_type == "application/warc-fields":
             return False  # skipped by the indexer: transparent for pairing
         return True
-    finally:
-        reader = record._reader
-        if reader is not None:
-            reader.close()
 
 
 def _find_point(

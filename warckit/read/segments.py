@@ -8,24 +8,25 @@ the logical Content-Length is the total length and the final segment's
 WARC-Truncated is adopted.
 
 Segment blocks are not held in memory: :func:`iter_logical_records` remembers where
-each segment is (file and offset) and :meth:`LogicalRecord.block_stream` reads them
-back one after the other.
+each segment is (file and offset), and a :class:`LogicalRecord` is an ordinary
+:class:`~warckit.record.records.WarcRecord` whose body, a :class:`ChainedBody`, reads the
+segments back one after the other (any part, any number of times).
 """
 
 from __future__ import annotations
 
-import io
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
-from ..errors import ParseError
+from ..errors import Issue, ParseError
 from ..record.headers import Headers
-from ..record.http import HttpHead, find_head_end, parse_http_head
+from ..record.http import HttpHead
+from ..record.records import WarcRecord
 from .reader import open_archive, read_record_at
 
-__all__ = ["LogicalRecord", "SegmentRef", "iter_logical_records", "reassemble"]
+__all__ = ["ChainedBody", "LogicalRecord", "SegmentRef", "iter_logical_records", "reassemble"]
 
 _SEGMENT_FIELDS = ("WARC-Segment-Number", "WARC-Segment-Origin-ID", "WARC-Segment-Total-Length")
 
@@ -40,40 +41,105 @@ class SegmentRef:
     length: int
 
 
-@dataclass
-class LogicalRecord:
-    """A record reassembled from its segments (or an unsegmented record).
+class ChainedBody:
+    """A block made of the blocks of several records (the segments, in order).
+
+    Each segment's record is opened with :func:`~warckit.read.reader.read_record_at`
+    when its bytes are needed and closed when they are used up (or on :meth:`close`);
+    any position can be read again (the segment holding it is reopened).
+    """
+
+    __slots__ = ("_index", "_pos", "_record", "_segments", "_stream")
+
+    rereadable: ClassVar[bool] = True
+
+    def __init__(self, segments: list[SegmentRef]) -> None:
+        self._segments = list(segments)
+        self._index = 0  # the segment the stream is in
+        self._pos = 0  # position in the chained block
+        self._record: WarcRecord | None = None
+        self._stream: Any = None
+
+    def live(self, record: Any) -> bool:
+        return True
+
+    def read(self, record: Any, pos: int, size: int) -> bytes | None:
+        if pos != self._pos:
+            self._seek(pos)
+        while True:
+            if self._stream is None:
+                if self._index >= len(self._segments):
+                    return b""
+                seg = self._segments[self._index]
+                self._record = read_record_at(seg.path, seg.offset)
+                self._stream = self._record.raw_stream()
+            data: bytes = self._stream.read(size)
+            if data:
+                self._pos += len(data)
+                return data
+            self._close_segment()
+            self._index += 1
+
+    def _seek(self, pos: int) -> None:
+        self._close_segment()
+        start = 0
+        for i, seg in enumerate(self._segments):
+            if pos < start + seg.length:
+                self._index = i
+                self._pos = start
+                skip = pos - start
+                while skip:
+                    data = self.read(None, self._pos, min(skip, 1 << 20))
+                    if not data:
+                        break
+                    skip -= len(data)
+                return
+            start += seg.length
+        self._index = len(self._segments)
+        self._pos = pos
+
+    def _close_segment(self) -> None:
+        if self._record is not None:
+            self._record.close()
+        self._record = None
+        self._stream = None
+
+    def take_whole(self, record: Any) -> bytes | None:
+        return None
+
+    def finish(self, record: Any) -> None:
+        """Nothing to go past: the segments are read on demand."""
+
+    def report(self, record: Any, code: str, message: str) -> None:
+        record.issues.append(Issue(code, message, "warning", record.offset, record.source))
+
+    def close(self) -> None:
+        self._close_segment()
+
+
+class LogicalRecord(WarcRecord):
+    """A record reassembled from its segments (or an unsegmented record): an ordinary
+    record whose block is its segments' blocks, read back on demand.
 
     Attributes:
         version: The first segment's WARC version.
         headers: The first segment's fields with Content-Length set to the total
             length, segment fields removed, and the last segment's WARC-Truncated.
         segments: Where the segments are, in order.
+        offset: The first segment's offset; ``source`` its file.
     """
 
-    version: str
-    headers: Headers
-    segments: list[SegmentRef] = field(default_factory=list)
+    __slots__ = ("segments",)
 
-    @property
-    def type(self) -> str:
-        """WARC-Type of the first segment."""
-        return (self.headers.first("WARC-Type") or "").strip()
-
-    @property
-    def record_id(self) -> str | None:
-        """The first segment's record ID (the logical record's ID)."""
-        return self.headers.first("WARC-Record-ID")
-
-    @property
-    def target_uri(self) -> str | None:
-        """WARC-Target-URI."""
-        return self.headers.first("WARC-Target-URI")
-
-    @property
-    def content_length(self) -> int:
-        """Length of the reassembled block."""
-        return sum(s.length for s in self.segments)
+    def __init__(self, version: str, headers: Headers, segments: list[SegmentRef] | None = None) -> None:
+        segments = list(segments or [])
+        first = segments[0] if segments else None
+        super().__init__(
+            version, headers, offset=first.offset if first else 0,
+            source=first.path if first else None,
+            content_length=sum(s.length for s in segments), body=ChainedBody(segments),
+        )
+        self.segments = segments
 
     @property
     def complete(self) -> bool:
@@ -83,79 +149,17 @@ class LogicalRecord:
         return numbers == list(range(1, len(numbers) + 1)) and (
             declared is None or int(declared) == self.content_length)
 
-    def block_stream(self) -> io.RawIOBase:
-        """A stream over the reassembled block (segments read back one by one)."""
-        return _ChainStream(self.segments)
+    def block_stream(self) -> Any:
+        """The reassembled block: the same as :meth:`raw_stream` (the former name)."""
+        return self.raw_stream()
 
-    def read_block(self) -> bytes:
-        """The whole reassembled block (mind the size)."""
-        return self.block_stream().read()
+    def http(self) -> HttpHead | None:  # type: ignore[override]
+        """The HTTP head at the start of the block, or ``None``.
 
-    def http(self) -> HttpHead | None:
-        """The HTTP head at the start of an ``application/http`` block, or ``None``."""
-        ct = (self.headers.first("Content-Type") or "").lower()
-        if not ct.startswith("application/http"):
-            return None
-        stream = self.block_stream()
-        buf = b""
-        while True:
-            data = stream.read(65536)
-            if not data:
-                break
-            buf += data
-            end = find_head_end(buf, True)
-            if end >= 0:
-                return parse_http_head(buf[:end], lenient=True)
-            if len(buf) > 1 << 20:
-                break
-        return None
-
-
-class _ChainStream(io.RawIOBase):
-    def __init__(self, segments: list[SegmentRef]) -> None:
-        self._segments = list(segments)
-        self._current: Any = None
-        self._record: Any = None
-
-    def readable(self) -> bool:
-        return True
-
-    def read(self, size: int | None = -1) -> bytes:
-        if size is None or size < 0:
-            parts: list[bytes] = []
-            while True:
-                piece = self.read(1 << 20)
-                if not piece:
-                    return b"".join(parts)
-                parts.append(piece)
-        while True:
-            if self._current is None:
-                if not self._segments:
-                    return b""
-                seg = self._segments.pop(0)
-                self._record = read_record_at(seg.path, seg.offset)
-                self._current = self._record.raw_stream()
-            data: bytes = self._current.read(size)
-            if data:
-                return data
-            self._close_record()
-
-    def _close_record(self) -> None:
-        reader = getattr(self._record, "_reader", None)
-        if reader is not None:
-            reader.close()
-        self._current = None
-        self._record = None
-
-    def readinto(self, b: Any) -> int:
-        data = self.read(len(b))
-        b[: len(data)] = data
-        return len(data)
-
-    def close(self) -> None:
-        if self._current is not None:
-            self._close_record()
-        super().close()
+        Kept a method here for callers of the former ``LogicalRecord.http()``; it
+        returns what :attr:`WarcRecord.http` returns for any other record.
+        """
+        return self._http_head()
 
 
 def _logical_headers(first: Headers, total: int, truncated: str | None) -> Headers:

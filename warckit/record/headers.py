@@ -82,11 +82,18 @@ class Headers:
         """Every index of lowercased *key* (a scan: only needed when names repeat)."""
         return [i for i, (n, _) in enumerate(self._fields) if n.lower() == key]
 
-    def _first_values(self) -> tuple[dict[str, str], list[str]]:
-        """First value of every field by lowercased name, and every WARC-Concurrent-To.
+    def first_values(self) -> tuple[dict[str, str], list[str]]:
+        """The first value of every field by lowercased name, and every WARC-Concurrent-To
+        value (the one field WARC lets repeat), in order.
 
-        One pass over the raw field lines when they have not been split yet (what the
-        indexer needs from every record head).
+        One pass over the raw field lines when they have not been split yet, by the
+        same scanner that parses them (what an indexer needs from every record head).
+
+        Example:
+            >>> from warckit import Headers
+            >>> Headers([("WARC-Type", "response"), ("warc-type", "x"),
+            ...          ("WARC-Concurrent-To", "<a>"), ("WARC-Concurrent-To", "<b>")]).first_values()
+            ({'warc-type': 'response', 'warc-concurrent-to': '<a>'}, ['<a>', '<b>'])
         """
         raw = self._raw
         if self._flds is None and raw is not None:
@@ -94,6 +101,8 @@ class Headers:
             return result
         parsed: tuple[dict[str, str], list[str]] = _first_values(self._fields)
         return parsed
+
+    _first_values = first_values  # (the former private name, until the indexer moves over)
 
     @property
     def raw(self) -> bytes | None:

@@ -62,9 +62,20 @@ def payload_convention(name: str) -> PayloadConvention:
     return conv
 
 
-def _hash_factory(algorithm: str) -> Any:
-    new = getattr(hashlib, algorithm, None)
-    return new if new is not None else (lambda: hashlib.new(algorithm))
+#: Algorithm as given -> (normalised name, hashlib constructor); a digester per record
+#: must cost next to nothing.
+_FACTORIES: dict[str, tuple[str, Any]] = {}
+
+
+def _hash_factory(algorithm: str) -> tuple[str, Any]:
+    known = _FACTORIES.get(algorithm)
+    if known is None:
+        name = normalize_algorithm(algorithm)
+        if name not in DIGEST_SIZES:
+            raise UsageError(f"unsupported digest algorithm {algorithm!r}")
+        new = getattr(hashlib, name, None)
+        known = _FACTORIES[algorithm] = (name, new if new is not None else (lambda: hashlib.new(name)))
+    return known
 
 
 class PayloadDigester:
@@ -97,12 +108,9 @@ class PayloadDigester:
         convention: str = WARC11,
         chunked: bool | None = None,
     ) -> None:
-        self.algorithm = normalize_algorithm(algorithm)
-        if self.algorithm not in DIGEST_SIZES:
-            raise UsageError(f"unsupported digest algorithm {algorithm!r}")
+        self.algorithm, self._new = _hash_factory(algorithm)
         self._encoding = encoding
-        self._want = payload_convention(convention)
-        self._new = _hash_factory(self.algorithm)
+        self._want = _SPELLINGS.get(convention) or payload_convention(convention)
         self._stored: Any = self._new()
         self._entity: Any = None
         self._dechunk: Dechunker | None = None

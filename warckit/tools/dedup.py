@@ -85,34 +85,18 @@ class ApplyStats:
 
 def revisit_headers(record: WarcRecord, original: Original, digest: Digest | str,
                     http_head: bytes) -> Headers:
-    """Fields of the revisit that replaces *record* (same Record-ID, date, URI, links)."""
-    from ..record.digests import Digester as _D
+    """Fields of the revisit that replaces *record* (same Record-ID, date, URI, links),
+    built by :func:`warckit.write.build.build_revisit` as the guided writer's are."""
+    from ..write.build import build_revisit
 
-    version = "1.1" if record.version == "1.1" else "1.0"
-    d = _D("sha1")
-    d.update(http_head)
     h = record.headers
-    fields: list[tuple[str, str]] = [
-        ("WARC-Type", "revisit"),
-        ("WARC-Record-ID", h.first("WARC-Record-ID") or ""),
-        ("WARC-Date", h.first("WARC-Date") or ""),
-        ("WARC-Target-URI", h.first("WARC-Target-URI") or ""),
-    ]
-    for name in ("WARC-IP-Address", "WARC-Warcinfo-ID"):
-        value = h.first(name)
-        if value is not None:
-            fields.append((name, value))
-    fields += [("WARC-Concurrent-To", v) for v in h.all("WARC-Concurrent-To")]
-    if original.record_id:
-        fields.append(("WARC-Refers-To", original.record_id))
-    fields += [("WARC-Refers-To-Target-URI", original.url), ("WARC-Refers-To-Date", original.date),
-               ("WARC-Profile", _PROFILE_URI.format(v=version)),
-               ("WARC-Truncated", "length"),
-               ("WARC-Payload-Digest", str(digest)),
-               ("WARC-Block-Digest", str(d.digest())),
-               ("Content-Type", "application/http;msgtype=response"),
-               ("Content-Length", str(len(http_head)))]
-    return Headers(fields)
+    return build_revisit(
+        h.first("WARC-Target-URI") or "", version="1.1" if record.version == "1.1" else "1.0",
+        refers_to=original.record_id or None, refers_to_target_uri=original.url,
+        refers_to_date=original.date, payload_digest=digest, http_head=http_head,
+        record_id=h.first("WARC-Record-ID") or "", date=h.first("WARC-Date") or "",
+        ip=h.first("WARC-IP-Address"), concurrent_to=h.all("WARC-Concurrent-To"),
+        warcinfo_id=h.first("WARC-Warcinfo-ID"), validate=False)
 
 
 def apply(

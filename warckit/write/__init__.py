@@ -1,4 +1,7 @@
-"""Writing archives: the guided writer, the record serializer, rolling output files."""
+"""Writing archives: the guided writer (``guided``: one method per record type, over
+``core``), record heads built without a writer (``build``), encoding (``encode``,
+``backends``, ``crc``), records in flight (``pipeline``), segments, hybrid series,
+rolling output files, and the bare record serializer (``writer``)."""
 
 from __future__ import annotations
 

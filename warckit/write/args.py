@@ -18,6 +18,7 @@ from ..errors import UsageError
 
 __all__ = [
     "check_body",
+    "check_common",
     "check_date",
     "check_digest",
     "check_fields",
@@ -131,3 +132,14 @@ def check_refs(method: str, name: str, value: object, *, many: bool) -> None:
             continue
         wanted = "a record, a record ID str" + (" or a list of them" if many else "")
         raise _fail(method, name, wanted, item)
+
+
+def check_common(method: str, target_uri: object, *, date: object = None, ip: object = None,
+             concurrent_to: object = None, extra_headers: object = (),
+             uri_optional: bool = False) -> list[tuple[str, str]]:
+    """Check the arguments every record method shares; return the extra headers as pairs."""
+    check_str(method, "target_uri", target_uri, optional=uri_optional)
+    check_date(method, date)
+    check_str(method, "ip", ip, optional=True)
+    check_refs(method, "concurrent_to", concurrent_to, many=True)
+    return check_fields(method, "extra_headers", extra_headers, optional=False) or []
