@@ -29,7 +29,8 @@ from typing import IO, Any
 from ..errors import Issue, UsageError
 from ..io.atomic import replacing
 from ..read.reader import open_archive
-from ..write.writer import _GZIP_HEADER, DEFAULT_GZIP_LEVEL, HAVE_ISAL, Spool, fsync_file
+from ..write.encode import _GZIP_HEADER
+from ..write.writer import DEFAULT_GZIP_LEVEL, HAVE_ISAL, Spool, fsync_file
 
 if HAVE_ISAL:  # pragma: no branch - depends on the environment
     from isal import isal_zlib as _zlib
