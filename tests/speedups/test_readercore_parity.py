@@ -37,17 +37,14 @@ def _reader_on(core: ModuleType | None) -> Any:
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     module.__package__ = "warckit.read"
-    selected = _speedups.load
-
-    def load(hot: str) -> ModuleType:
-        return core if hot == "readercore" else selected(hot)
-
-    _speedups.load = load  # type: ignore[assignment]  # read once, by the import below
+    selector = importlib.import_module("warckit._speedups.readercore")
+    selected = selector.impl
+    selector.impl = core  # read once, by the import below
     try:
         sys.modules[name] = module
         spec.loader.exec_module(module)
     finally:
-        _speedups.load = selected  # type: ignore[assignment]
+        selector.impl = selected
     assert core.ReaderCore in module.ArchiveReader.__mro__
     return module.ArchiveReader
 

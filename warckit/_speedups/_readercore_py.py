@@ -25,11 +25,10 @@ from typing import Any, ClassVar
 
 from ..errors import CompressionError, HeaderParseError, Issue, RecordParseError
 from ..record.headers import Headers
-from . import load
+from .headers import impl as _hp
 
 __all__ = ["LengthedBody", "ReaderCore"]
 
-_hp = load("headers")
 _unparsed = Headers._unparsed
 
 _LENIENT_HEAD_END = re.compile(rb"\n\r*\n")

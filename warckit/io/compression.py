@@ -13,7 +13,7 @@ from __future__ import annotations
 import struct
 from typing import Any, BinaryIO, Protocol
 
-from .._speedups import load
+from .._speedups.gzipmember import impl as _gzipmember
 from ..errors import CompressionError, UsageError
 
 __all__ = [
@@ -98,7 +98,7 @@ class PlainDecoder:
         return self._f.read(min(limit, self._chunk)), None
 
 
-GzipDecoder: Any = load("gzipmember").GzipDecoder
+GzipDecoder = _gzipmember.GzipDecoder
 
 
 def _zstd_frame_size(buf: bytes, pos: int) -> int | None:

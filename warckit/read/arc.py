@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 from typing import TYPE_CHECKING
 
-from .._speedups import load
+from .._speedups.readercore import impl as _core
 from ..errors import HeaderParseError, RecordParseError
 from ..record.records import ArcRecord, WarcRecord
 
@@ -21,7 +21,7 @@ else:
 
 __all__ = ["MAX_ARC_LINE", "ArcHeads"]
 
-_MAX_CONTENT_LENGTH: int = load("readercore").MAX_CONTENT_LENGTH
+_MAX_CONTENT_LENGTH: int = _core.MAX_CONTENT_LENGTH
 
 #: Cap on one ARC URL-record line.
 MAX_ARC_LINE = 1 << 16

@@ -15,9 +15,9 @@ import bisect
 import os
 import weakref
 from collections.abc import Callable, Collection, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .._speedups import load
+from .._speedups.readercore import impl as _core
 from .._util.cpus import cpu_count
 from ..errors import (
     CompressionError,
@@ -40,12 +40,8 @@ from .recovery import Recovery
 
 __all__ = ["RECORDS_LOST", "ArchiveReader", "WarningHandler", "open_archive", "read_payload_range", "read_record_at"]
 
-if TYPE_CHECKING:
-    from .._speedups._readercore_py import LengthedBody as _LengthedBody
-    from .._speedups._readercore_py import ReaderCore as _ReaderCore
-else:
-    _ReaderCore = load("readercore").ReaderCore
-    _LengthedBody = load("readercore").LengthedBody
+_ReaderCore = _core.ReaderCore
+_LengthedBody = _core.LengthedBody
 
 WarningHandler = Callable[[Issue], None]
 

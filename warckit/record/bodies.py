@@ -11,12 +11,9 @@ spools what it must keep, and talks only to the body.
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
 from ..errors import ParseError
-
-if TYPE_CHECKING:
-    from .base import WarcRecord
 
 __all__ = ["BlockStream", "Body"]
 
@@ -59,10 +56,19 @@ class Body(Protocol):
         ...
 
 
+class _Block(Protocol):
+    """What a :class:`BlockStream` needs from its record."""
+
+    source: str | None
+    offset: int
+
+    def _read_block_at(self, pos: int, size: int) -> bytes: ...
+
+
 class BlockStream(io.RawIOBase):
     """A read-only stream over (part of) a record's block, starting at *start*."""
 
-    def __init__(self, record: WarcRecord, start: int = 0) -> None:
+    def __init__(self, record: _Block, start: int = 0) -> None:
         self._record = record
         self._pos = start
 

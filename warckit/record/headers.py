@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 
-from .._speedups import load, pure
+from .._speedups import _headers_py
+from .._speedups.headers import impl as _hp
 from ..errors import DuplicateHeaderError
 
 __all__ = ["Headers"]
 
-_hp = load("headers")
-_first_values = pure("headers").first_values  # (over fields already parsed)
+_first_values = _headers_py.first_values  # (over fields already parsed)
 
 
 class Headers:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from .._speedups import load
+from .._speedups.headers import impl as _hp
 from .._util.frozen import Frozen
 from ..errors import HttpParseError
 from .headers import Headers
 
 __all__ = ["MAX_HTTP_HEAD", "HttpHead", "find_head_end", "parse_http_head"]
 
-_hp = load("headers")
 
 #: Largest HTTP head accepted (status line + headers), in bytes.
 MAX_HTTP_HEAD = 1 << 20

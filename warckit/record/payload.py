@@ -108,7 +108,7 @@ class PayloadDigester:
         convention: str = WARC11,
         chunked: bool | None = None,
     ) -> None:
-        self.algorithm, self._new = _hash_factory(algorithm)
+        self.algorithm, self._new = _FACTORIES.get(algorithm) or _hash_factory(algorithm)
         self._encoding = encoding
         self._want = _SPELLINGS.get(convention) or payload_convention(convention)
         self._stored: Any = self._new()
@@ -200,7 +200,10 @@ class PayloadDigester:
 
     def text(self) -> str:
         """``algorithm:value`` of :meth:`raw`."""
-        return format_digest(self.algorithm, self.raw(), self._encoding)
+        if self._head is not None or self._dechunk is not None:
+            return format_digest(self.algorithm, self.raw(), self._encoding)
+        # (the common case, one digest per record: no calls it does not need)
+        return format_digest(self.algorithm, self._stored.digest(), self._encoding)
 
     def digest(self) -> Digest:
         """The labelled payload digest under :attr:`convention`."""

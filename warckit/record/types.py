@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from .._speedups.headers import impl as _hp
 from .._util.dates import parse_arc_date
-from .base import WarcRecord, _strip_brackets
+from .base import WarcRecord
+from .fields import _strip_brackets
 from .headers import Headers
 
 __all__ = [
@@ -42,11 +44,8 @@ class Warcinfo(WarcRecord):
 
     def info(self) -> Headers:
         """The block parsed as ``application/warc-fields`` (bare LF tolerated)."""
-        from .._speedups import load
-
         block = self.read_block() if not self._retained else self._retained
-        hp = load("headers")
-        fields, _ = hp.parse_fields(block, 0, len(block), True)
+        fields, _ = _hp.parse_fields(block, 0, len(block), True)
         return Headers(fields)
 
 

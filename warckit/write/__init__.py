@@ -5,8 +5,13 @@ rolling output files, and the bare record serializer (``writer``)."""
 
 from __future__ import annotations
 
+from .build import build_revisit, new_record_id, record_headers
+from .core import WriterOptions
 from .guided import GuidedWriter, HybridPolicy, RecordRef, WarcWriter, WrittenRecord
 from .rolling import RollingFile
 from .writer import RecordWriter
 
-__all__ = ["GuidedWriter", "HybridPolicy", "RecordRef", "RecordWriter", "RollingFile", "WarcWriter", "WrittenRecord"]
+__all__ = [
+    "GuidedWriter", "HybridPolicy", "RecordRef", "RecordWriter", "RollingFile", "WarcWriter",
+    "WriterOptions", "WrittenRecord", "build_revisit", "new_record_id", "record_headers",
+]

@@ -11,7 +11,7 @@ import zlib as _stdzlib
 from collections.abc import Callable
 from typing import Any
 
-from .._speedups import load as _load_speedups
+from .._speedups.blockdeflate import impl as _blockdeflate
 
 try:  # pragma: no cover - depends on the environment
     from isal import isal_zlib as _zlib
@@ -25,7 +25,6 @@ except ImportError:  # pragma: no cover
 
 #: libdeflate for whole blocks: the compiled module (libdeflate's C library, GIL
 #: released, a native worker thread) or its pure twin (the ``deflate`` package).
-_blockdeflate = _load_speedups("blockdeflate")
 _BLOCKDEFLATE_COMPILED = _blockdeflate.__name__.endswith("_c")
 
 try:  # pragma: no cover - depends on the environment
@@ -91,7 +90,7 @@ def _stream_module(backend: str) -> Any:
 def _oneshot(backend: str) -> Callable[[bytes, int], bytes | bytearray]:
     """``f(data, level)``: *data* as one raw-deflate stream (no history, final block)."""
     if backend == "libdeflate":
-        return _blockdeflate.deflate  # type: ignore[no-any-return]
+        return _blockdeflate.deflate
     compress = _stream_module(backend).compress
 
     def f(data: bytes, level: int) -> bytes:

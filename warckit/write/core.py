@@ -15,7 +15,7 @@ import os
 import socket
 import threading
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Union
 
@@ -29,7 +29,7 @@ from . import build as _build
 from .encode import BlockSink, EncodedRecord, RecordEncoder, file_suffix, head_bytes
 from .hybrid import HybridPolicy
 from .pipeline import PendingQueue
-from .rolling import DEFAULT_MAX_BYTES, DEFAULT_TEMPLATE, RollingFile
+from .rolling import DEFAULT_MAX_BYTES, DEFAULT_TEMPLATE, RollingFile, Series
 from .segment import write_segmented
 from .writer import Readable, iter_source
 from .written import WrittenRecord, refs
@@ -80,17 +80,6 @@ class WriterOptions:
     port: int | str = 0
     gzip_backend: str | None = None
     threads: bool | None = None
-
-
-@dataclass
-class Series:
-    """One output series (main, or the hybrid policy's uncompressed one)."""
-
-    name: str
-    encoder: RecordEncoder
-    rolling: RollingFile
-    warcinfo_id: str | None = None
-    records: list[str] = field(default_factory=list)
 
 
 class WriterCore:

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from concurrent.futures import Future
 from typing import IO, Any
 
+from .._speedups.blockdeflate import impl as _blockdeflate
 from ..errors import UsageError, ValidationError
 from ..record.headers import Headers
 from . import pipeline as _pipeline
@@ -26,7 +27,6 @@ from .backends import (
     COMPRESSIONS,
     DEFAULT_GZIP_BACKEND,
     GZIP_BACKENDS,
-    _blockdeflate,
     _deflate_head,
     _oneshot,
     _stream_level,

@@ -9,13 +9,21 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .._util.cpus import cpu_count
 from .written import WrittenRecord, reraise
 
-if TYPE_CHECKING:
-    from .encode import BlockSink
+
+class BlockSink(Protocol):
+    """What the queue needs of a :class:`~warckit.write.encode.BlockSink`."""
+
+    length: int
+
+    @property
+    def done(self) -> bool: ...
+
+    def close(self) -> None: ...
 
 __all__ = ["MAX_PENDING", "MAX_PENDING_BYTES", "THREADS_DEFAULT", "PendingQueue"]
 

@@ -22,13 +22,14 @@ import errno
 import os
 import socket
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from ..errors import Issue, UsageError
 from ..io.atomic import create_exclusive
-from .writer import EncodedRecord
+from .encode import EncodedRecord, RecordEncoder
 
-__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_TEMPLATE", "OPEN_SUFFIX", "RollingFile", "timestamp17"]
+__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_TEMPLATE", "OPEN_SUFFIX", "RollingFile", "Series", "timestamp17"]
 
 #: Heritrix-style file name template. Fields: prefix, timestamp (17 digits), serial,
 #: pid, host, port, ext (``.warc.gz`` / ``.warc.zst`` / ``.warc``).
@@ -314,3 +315,14 @@ def _fsync_fd(fd: int) -> None:
     except OSError as exc:
         if exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
             raise
+
+
+@dataclass
+class Series:
+    """One output series (main, or the hybrid policy's uncompressed one)."""
+
+    name: str
+    encoder: RecordEncoder
+    rolling: RollingFile
+    warcinfo_id: str | None = None
+    records: list[str] = field(default_factory=list)

@@ -5,14 +5,28 @@ written as a first segment (the record's own head, ``WARC-Segment-Number: 1``) a
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from ..record.digests import Digester
+from ..record.headers import Headers
 from . import build as _build
 from .encode import BlockSink, EncodedRecord, head_bytes
+from .rolling import Series
 from .written import WrittenRecord
 
-if TYPE_CHECKING:
-    from .core import Series, WriterCore
+
+class WriterCore(Protocol):
+    """What segmenting needs of the writer (:class:`~warckit.write.core.WriterCore`)."""
+
+    segment_size: int | None
+    version: str
+    directory: str
+
+    def _digester(self) -> Digester: ...
+
+    def _check(self, headers: Headers, block_length: int | None = None) -> None: ...
+
+    def _place(self, series: Series, encode: Any) -> tuple[str, int, int]: ...
 
 __all__ = ["write_segmented"]
 
