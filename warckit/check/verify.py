@@ -18,9 +18,9 @@ import hashlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .._speedups import load
+from .._speedups.verifyfast import impl as _vf
 from ..errors import StaleRecordError
 from ..read.pieces import Forked
 from ..record import payload as _payload
@@ -37,11 +37,6 @@ from ..record.records import (
     Warcinfo,
     WarcRecord,
 )
-
-if TYPE_CHECKING:
-    from .._speedups import _verifyfast_py as _vf
-else:
-    _vf = load("verifyfast")
 
 __all__ = ["LEGACY", "WARC11", "DigestReport", "DigestResult", "verify_digests", "verify_file"]
 
