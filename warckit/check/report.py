@@ -31,9 +31,10 @@ from typing import Any
 
 from ..errors import HeaderParseError, Issue, ParseError
 from ..read.reader import open_archive
+from ..record import payload
 from ..record import rules as _validate
 from ..record.digests import DIGEST_SIZES, Digest
-from .verify import LEGACY, WARC11, verify_digests
+from .verify import WARC11, verify_digests
 
 __all__ = ["FRAMING_ERRORS", "FileReport", "RecordReport", "check_file", "check_files", "iter_check_files"]
 
@@ -51,7 +52,7 @@ _CUT_CONSEQUENCES = frozenset({
 })
 
 #: RecordReport.payload_digest for each convention a payload digest matched.
-_CONVENTIONS = {"both": "pass", WARC11: "warc1.1", LEGACY: "legacy"}
+_CONVENTIONS = {"both": "pass", WARC11: payload.WARC11, payload.LEGACY: payload.LEGACY}
 
 
 @dataclass

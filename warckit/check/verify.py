@@ -18,13 +18,14 @@ import hashlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .._speedups import load
+from .._speedups.verifyfast import impl as _vf
 from ..errors import StaleRecordError
-from ..io.chunked import Dechunker
 from ..read.pieces import Forked
+from ..record import payload as _payload
 from ..record.digests import DIGEST_SIZES, Digest
+from ..record.payload import PayloadDigester
 from ..record.records import (
     Continuation,
     Conversion,
@@ -37,17 +38,15 @@ from ..record.records import (
     WarcRecord,
 )
 
-if TYPE_CHECKING:
-    from .._speedups import _verifyfast_py as _vf
-else:
-    _vf = load("verifyfast")
-
 __all__ = ["LEGACY", "WARC11", "DigestReport", "DigestResult", "verify_digests", "verify_file"]
 
-#: Payload digest over the HTTP entity after removing chunked transfer-encoding.
+#: Payload digest over the HTTP entity after removing chunked transfer-encoding: how
+#: :attr:`DigestResult.convention` spells :data:`warckit.record.payload.WARC11` (which
+#: :func:`~warckit.record.payload.payload_convention` reads).
 WARC11 = "warc-1.1"
-#: Payload digest over the bytes after the HTTP head, as stored.
-LEGACY = "legacy"
+#: Payload digest over the bytes after the HTTP head, as stored
+#: (:data:`warckit.record.payload.LEGACY`).
+LEGACY = _payload.LEGACY
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,31 +259,26 @@ def _verify_streaming(record: WarcRecord) -> DigestReport:
     block_d = record.block_digest
     payload_d = record.payload_digest
     segment = record.type == "continuation" or record.segment_number is not None
-    block_h = _hasher(block_d)
-    legacy_h = _hasher(None if segment else payload_d)
-    entity_h = _hasher(None if segment else payload_d)
     is_revisit = record.type == "revisit"
+    block_h = _hasher(block_d)
     head = record.http if (payload_d is not None or block_h is not None) else None
     chunked = head is not None and head.chunked
-    head_bytes = head.raw if head is not None else b""
+    payload_h = None
+    if (payload_d is not None and not segment and not is_revisit
+            and payload_d.algorithm in DIGEST_SIZES):
+        payload_h = PayloadDigester(payload_d.algorithm, chunked=chunked)
     if block_h is not None:
-        block_h.update(head_bytes)
+        block_h.update(head.raw if head is not None else b"")
         if record.content_length >= OFFLOAD_THRESHOLD:
             block_h = _Offloaded(block_h)
-    hashes = [h for h in (block_h, legacy_h) if h is not None]
-    dechunk = Dechunker() if (chunked and entity_h is not None and not is_revisit) else None
+    feeds = [h.update for h in (block_h, payload_h) if h is not None]
     stream = record.payload_stream()
     while True:
         data = stream.read(1 << 20)
         if not data:
             break
-        for h in hashes:
-            h.update(data)
-        if dechunk is not None:
-            dechunk.feed(data, entity_h)
-    chunk_error = None
-    if dechunk is not None and (dechunk.failed or dechunk.state != 4):
-        chunk_error = _CHUNK_ERROR
+        for feed in feeds:
+            feed(data)
     block_result = None
     if block_d is not None:
         block_raw = block_d.raw if block_h is not None else None
@@ -300,19 +294,20 @@ def _verify_streaming(record: WarcRecord) -> DigestReport:
             payload_result = DigestResult("WARC-Payload-Digest", payload_d, None, reason=_REVISIT_REASON)
         elif segment:
             payload_result = DigestResult("WARC-Payload-Digest", payload_d, None, reason=_SEGMENT_REASON)
-        elif legacy_h is None or (payload_raw := payload_d.raw) is None:
+        elif payload_h is None or (payload_raw := payload_d.raw) is None:
             payload_result = DigestResult(
                 "WARC-Payload-Digest", payload_d, None, reason=_why_unchecked(payload_d)
             )
         else:
-            legacy_ok = payload_raw == legacy_h.digest()
+            legacy_ok = payload_raw == payload_h.stored_raw()
             if not chunked:
                 payload_result = DigestResult(
                     "WARC-Payload-Digest", payload_d, legacy_ok, "both" if legacy_ok else None
                 )
             else:
-                entity_ok = chunk_error is None and payload_raw == entity_h.digest()
-                if entity_ok:
+                entity = payload_h.entity_raw()  # (None: the chunked coding is not well formed)
+                chunk_error = None if entity is not None else _CHUNK_ERROR
+                if payload_raw == entity:
                     payload_result = DigestResult("WARC-Payload-Digest", payload_d, True, WARC11)
                 elif legacy_ok:
                     payload_result = DigestResult("WARC-Payload-Digest", payload_d, True, LEGACY)

@@ -162,6 +162,7 @@ class Dechunker:
         "_blank",
         "_buf",
         "_emit",
+        "_pos",
         "_lenient",
         "_mode",
         "_offset",
@@ -188,7 +189,11 @@ class Dechunker:
         self._on_issue = on_issue
         self._source = source
         self._offset = offset
-        self._buf = b""  # input not parsed yet (a line being read); starts at byte `consumed`
+        # Input not parsed yet is self._buf[self._pos:] (it starts at byte `consumed`): a
+        # position, not a fresh slice per step, so a feed holding many chunks is not copied
+        # once per chunk.
+        self._buf = b""
+        self._pos = 0
         self._started = False  # the first chunk-size line parsed
         self._blank = 0  # lenient: blank lines skipped before the next chunk-size line
         self._emit: Any = None
@@ -209,7 +214,7 @@ class Dechunker:
     @property
     def buffered(self) -> int:
         """Input bytes held (an unfinished line)."""
-        return len(self._buf)
+        return len(self._buf) - self._pos
 
     def feed(self, data: bytes, out: _Hash | _Sink) -> None:
         """Decode *data*, the next bytes of the body, into *out*.
@@ -224,8 +229,12 @@ class Dechunker:
             return  # bytes after the last chunk (or the damage) are ignored
         emit = getattr(out, "update", None) or out.append  # type: ignore[union-attr]
         self._emit = emit
-        buf = self._buf
-        if st == DATA and not buf:
+        if self._pos < len(self._buf):  # a line begun in an earlier feed (small)
+            self._buf = self._buf[self._pos:] + data
+            self._pos = 0
+            self._run()
+            return
+        if st == DATA:
             # The common case: the rest of a chunk's data, without copying it first.
             take = self.left
             if take >= len(data):
@@ -239,8 +248,10 @@ class Dechunker:
             self.consumed += take
             self.left = 0
             self.state = AFTER_DATA
-            data = data[take:]
-        self._buf = buf + data if buf else data
+        else:
+            take = 0
+        self._buf = data
+        self._pos = take
         self._run()
 
     def finish(self) -> None:
@@ -254,7 +265,7 @@ class Dechunker:
             if st < DONE:
                 self.state = FAILED
             return
-        buf = self._buf
+        buf = self._buf[self._pos:]
         if st == DATA:
             self._fail("chunked body ends inside a chunk", stop=True)
         elif st == AFTER_DATA:
@@ -279,26 +290,27 @@ class Dechunker:
         while True:
             st = self.state
             buf = self._buf
+            pos = self._pos
             if st == DATA:
-                if not buf:
+                if pos >= len(buf):
                     return
-                take = min(self.left, len(buf))
-                self._emit(buf[:take])
+                take = min(self.left, len(buf) - pos)
+                self._emit(buf[pos:pos + take])
                 self._take(take)
                 self.left -= take
                 if not self.left:
                     self.state = AFTER_DATA
                 continue
             if st == AFTER_DATA and not digest:
-                if not buf:
+                if pos >= len(buf):
                     return
-                if buf[0] == 10:
+                if buf[pos] == 10:
                     self._take(1)  # RFC 9112 §2.2: a bare LF may be taken as a line end
-                elif buf[0] != 13:
+                elif buf[pos] != 13:
                     self._fail("chunk data is not followed by CRLF")
-                elif len(buf) < 2:
+                elif len(buf) - pos < 2:
                     return
-                elif buf[1] == 10:
+                elif buf[pos + 1] == 10:
                     self._take(2)
                 else:
                     self._fail("chunk data is not followed by CRLF")
@@ -309,11 +321,11 @@ class Dechunker:
                 if st == PASSTHROUGH:
                     self._flush_passthrough()
                 else:
-                    self._buf = b""
+                    self._clear()
                 return
-            nl = buf.find(b"\n")
+            nl = buf.find(b"\n", pos)
             if nl < 0:
-                if len(buf) > _MAX_CHUNK_LINE:
+                if len(buf) - pos > _MAX_CHUNK_LINE:
                     if digest:
                         self._stop()
                     elif not self._started:
@@ -322,7 +334,8 @@ class Dechunker:
                         self._fail("chunk-size line is too long")
                     continue
                 return
-            line = buf[:nl]
+            line = buf[pos:nl]
+            nl -= pos
             if digest:
                 text = line.rstrip(b"\r")
                 if st == SIZE_LINE:
@@ -385,7 +398,7 @@ class Dechunker:
         self._take(nl + 1)
         if size == 0:
             self.state = DONE  # trailers (if any) are not part of the content
-            self._buf = b""
+            self._clear()
             return
         self.left = size
         self.state = DATA
@@ -393,13 +406,19 @@ class Dechunker:
     # -- small steps --------------------------------------------------------------------
 
     def _take(self, n: int) -> None:
-        self._buf = self._buf[n:]
+        self._pos += n
         self.consumed += n
+        if self._pos >= len(self._buf):
+            self._clear()
+
+    def _clear(self) -> None:
+        self._buf = b""
+        self._pos = 0
 
     def _stop(self) -> None:
         """``"digest"`` mode: not well-formed; nothing more comes out."""
         self.state = FAILED
-        self._buf = b""
+        self._clear()
 
     def _pass(self, data: bytes, out: Any) -> None:
         if data:
@@ -407,7 +426,8 @@ class Dechunker:
             self.consumed += len(data)
 
     def _flush_passthrough(self) -> None:
-        buf, self._buf = self._buf, b""
+        buf = self._buf[self._pos:]
+        self._clear()
         if buf:
             self._emit(buf)
             self.consumed += len(buf)
@@ -429,7 +449,7 @@ class Dechunker:
         if stop:
             self._report(BAD_CHUNKED, f"{message}; the body ends there")
             self.state = DONE
-            self._buf = b""
+            self._clear()
         else:
             self._report(BAD_CHUNKED, f"{message}; the rest is served as stored")
             self.state = PASSTHROUGH

@@ -32,11 +32,12 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import orjson
 
 from ..errors import Issue, ParseError
+from ..io.sources import InputLike, open_source
 from ..record.digests import Digest
 
 __all__ = [
@@ -377,7 +378,7 @@ def read_crawl_log(
     reported as an ``info`` issue.
 
     Args:
-        source: A path, or a binary or text stream.
+        source: A path (``-``: standard input), or a binary or text stream.
         lenient: Report a malformed line through *on_warning* (code
             ``"crawl-log-line"``, severity ``"error"``) and skip it, instead of raising.
         on_warning: Receives an :class:`~warckit.errors.Issue` per skipped line.
@@ -387,14 +388,13 @@ def read_crawl_log(
         ParseError: strict mode and a malformed line; ``offset`` is the byte offset of
             the line and the message names its line number.
     """
-    close = False
-    if isinstance(source, (str, os.PathLike)):
-        name = name or os.fspath(source)
-        stream: IO[Any] = open(source, "rb")  # noqa: SIM115 - closed below
-        close = True
-    else:
-        stream = source
+    opened = None
+    if isinstance(source, io.TextIOBase):
+        stream: IO[Any] = cast("IO[str]", source)
         name = name or getattr(source, "name", None) or "<stream>"
+    else:
+        opened = open_source(cast("InputLike", source), name=name)
+        stream, name = opened.file, opened.name
     try:
         offset = 0
         for number, raw in enumerate(stream, 1):
@@ -422,8 +422,8 @@ def read_crawl_log(
                     on_warning(Issue("crawl-log-line", f"{message}; line skipped", "error",
                                      offset=line_offset, source=name))
     finally:
-        if close:
-            stream.close()
+        if opened is not None:
+            opened.close()
 
 
 def iter_text_lines(text: str) -> Iterator[CrawlLogEntry]:

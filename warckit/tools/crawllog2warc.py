@@ -35,8 +35,8 @@ from datetime import datetime, timezone
 from ..errors import Issue
 from ..write.guided import WarcWriter
 from ..write.rolling import DEFAULT_MAX_BYTES
+from ._dedup_index import DedupIndex, Original, normalize_digest
 from .crawllog import SERVER_NOT_MODIFIED, CrawlLogEntry, read_crawl_log
-from .dedup import DedupIndex, Original, normalize_digest
 
 __all__ = ["CrawlLogStats", "crawllog_to_warc", "find_original", "warc_date"]
 

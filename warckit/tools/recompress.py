@@ -29,6 +29,7 @@ from typing import IO, Any
 from ..errors import Issue, UsageError
 from ..io.atomic import replacing
 from ..read.reader import open_archive
+from ..write.encode import _GZIP_HEADER
 from ..write.writer import DEFAULT_GZIP_LEVEL, HAVE_ISAL, Spool, fsync_file
 
 if HAVE_ISAL:  # pragma: no branch - depends on the environment
@@ -37,9 +38,6 @@ else:  # pragma: no cover
     import zlib as _zlib  # type: ignore[no-redef]
 
 __all__ = ["GzipMemberWriter", "RecompressStats", "recompress"]
-
-# Gzip member header: magic, deflate, no flags, MTIME 0, XFL 0, OS 255 (unknown).
-_GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
 
 
 @dataclass
