@@ -80,7 +80,7 @@ def test_bench_corpus_prefix_in_pieces(tmp_path: Path, bench: Callable[[str], Pa
     path = _prefix(bench(mix), tmp_path / f"{mix}.warc.gz", RECORDS[mix])
     from warckit.read.pieces import split_points
 
-    assert len(split_points(str(path), jobs, verify._ALL_TYPES, False, min_size=0)) == jobs - 1
+    assert len(split_points(str(path), jobs, min_size=0)) == jobs - 1
     expected, error = _sequential(path)
     assert error is None and len(expected) == RECORDS[mix]
     got = list(verify.verify_file(path, jobs=jobs, min_split_size=0))

@@ -17,7 +17,7 @@ from typing import IO, Any
 from ..errors import Issue
 from ..read.pieces import Forked
 from .formats import header_line
-from .indexer import IndexOptions, index_file, index_range
+from .indexer import IndexOptions, index_file, index_range, split_points
 from .sort import DEFAULT_MAX_MEMORY, external_sort
 
 __all__ = ["write_index"]
@@ -96,18 +96,12 @@ def _tasks(paths: Sequence[str], options: IndexOptions, jobs: int) -> list[tuple
     """``(path, read_from, start, end)`` pieces: large gzip-per-record files are cut."""
     if jobs <= 1 or options.lenient or len(paths) >= 4 * jobs:
         return [(p, 0, 0, None) for p in paths]
-    from ..read.pieces import split_points
-
-    read_types = set(options.types)
-    if options.post_append:
-        read_types.add("request")
-    frozen = frozenset(read_types)
     # One file: cut it in *jobs* pieces; several: only the large ones, in two.
     parts = jobs if len(paths) == 1 else min(jobs, 2)
     tasks: list[tuple[str, int, int, int | None]] = []
     for path in paths:
         read_from = start = 0
-        for before, at in split_points(path, parts, frozen, options.skips_warc_fields):
+        for before, at in split_points(path, parts, options):
             tasks.append((path, read_from, start, at))
             read_from, start = before, at
         tasks.append((path, read_from, start, None))

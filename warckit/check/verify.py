@@ -477,7 +477,7 @@ def verify_file(
     if jobs > 1 and hasattr(os, "fork"):
         from ..read.pieces import split_points
 
-        points = split_points(name, jobs, _ALL_TYPES, False, min_size=min_split_size)
+        points = split_points(name, jobs, lambda record: record.type in _ALL_TYPES, min_size=min_split_size)
     if not points:
         yield from _piece(name, 0, None, [])  # type: ignore[misc]  # reports (not compact)
         return

@@ -5,19 +5,15 @@ which run the pieces in forked children (:class:`Forked`); it sits below both, s
 verifying does not import the indexing layer.
 
 A split point is a pair of adjacent gzip members ``(before, at)`` that each hold one WARC
-record. Members are found by searching for a gzip header (``1f 8b 08``) from the wanted
-position on and inflating a little: the member must decompress to data starting with
-``WARC/``. The record at *before* must be one the indexer reads and does not skip (its
-type is read, and it is not a skipped ``application/warc-fields`` record), so that it is
-the indexer's pending capture when the record at *at* arrives.
+record. Members are found by searching for a gzip header from the wanted position on and
+inflating a little: the member must decompress to data starting with ``WARC/``. The
+caller may ask more of the record at *before* (*usable*): the indexer wants one it reads
+and does not skip, so that its pending capture is that record when the one at *at*
+arrives (see :func:`warckit.cdx.indexer.split_points`).
 
-The piece before the split indexes the records before *at* and reads the record at *at*
-only to settle request/response pairing (POST key suffixes); the piece after it starts
-reading at *before* for the same reason and emits the records from *at* on (see
-:func:`warckit.cdx.indexer.index_range`). The piece before must see *before* and then *at*
-as consecutive records (the indexer reports them), otherwise the caller indexes the rest
-of the file in one process. Files that are not gzip, are one whole-file gzip stream, or
-are small are not split.
+The caller reads the piece before the split up to *at* (and, if it needs to, the record
+at *at*), and the piece after it from *before* or *at* on. Files that are not gzip, are
+one whole-file gzip stream, or are small are not split.
 """
 
 from __future__ import annotations
@@ -25,7 +21,13 @@ from __future__ import annotations
 import os
 import zlib
 from collections.abc import Callable
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+from ..io.compression import GZIP_MEMBER_MAGIC, sniff_compression
+from ..io.sources import open_source
+
+if TYPE_CHECKING:
+    from ..record.records import WarcRecord
 
 __all__ = ["MIN_SPLIT_SIZE", "Forked", "split_points"]
 
@@ -34,7 +36,6 @@ MIN_SPLIT_SIZE = 16 * 1024 * 1024
 #: Give up a split point after searching this many compressed bytes past the wanted offset.
 _SEARCH_LIMIT = 64 * 1024 * 1024
 _WINDOW = 1 << 20
-_GZIP_MAGIC = b"\x1f\x8b\x08"
 
 
 def _member_prefix(fh, offset: int, want: int = 16384) -> tuple[bytes, int | None]:  # type: ignore[no-untyped-def]
@@ -76,18 +77,8 @@ def _member_prefix(fh, offset: int, want: int = 16384) -> tuple[bytes, int | Non
         return b"", None
 
 
-def _header_value(head: bytes, name: bytes) -> bytes | None:
-    for line in head.split(b"\r\n")[1:]:
-        if not line:
-            break
-        key, sep, value = line.partition(b":")
-        if sep and key.strip().lower() == name:
-            return value.strip()
-    return None
-
-
-def _readable_start(path: str, offset: int, read_types: frozenset[str], skip_fields: bool) -> bool:
-    """Whether the record at *offset* is one the indexer reads and does not skip."""
+def _readable_start(path: str, offset: int, usable: Callable[[WarcRecord], bool] | None) -> bool:
+    """Whether a WARC record starts at *offset* and is one the caller can start after."""
     from ..errors import ParseError
     from .reader import read_record_at
 
@@ -98,16 +89,11 @@ def _readable_start(path: str, offset: int, read_types: frozenset[str], skip_fie
     with record:
         if record.offset != offset or record.format != "warc":
             return False
-        rtype = record.type
-        if rtype not in read_types:
-            return False
-        if skip_fields and rtype in ("resource", "metadata") and record.content_type == "application/warc-fields":
-            return False  # skipped by the indexer: transparent for pairing
-        return True
+        return usable is None or usable(record)
 
 
 def _find_point(
-    fh: BinaryIO, path: str, wanted: int, limit: int, read_types: frozenset[str], skip_fields: bool
+    fh: BinaryIO, path: str, wanted: int, limit: int, usable: Callable[[WarcRecord], bool] | None
 ) -> tuple[int, int] | None:
     """The first good split point ``(before, at)`` with *before* at or after *wanted*."""
     pos = wanted
@@ -117,7 +103,7 @@ def _find_point(
         window = fh.read(min(_WINDOW, stop - pos) + 2)
         if len(window) < 3:
             return None
-        i = window.find(_GZIP_MAGIC)
+        i = window.find(GZIP_MEMBER_MAGIC)
         while 0 <= i < len(window) - 2:
             cand = pos + i
             head, size = _member_prefix(fh, cand)
@@ -128,22 +114,26 @@ def _find_point(
                     nhead, nsize = _member_prefix(fh, nxt)
                     if not nhead.startswith(b"WARC/"):
                         return None
-                    rtype = (_header_value(head, b"warc-type") or b"").decode("latin-1").lower()
-                    if rtype in read_types and _readable_start(path, cand, read_types, skip_fields):
+                    if _readable_start(path, cand, usable):
                         return cand, nxt
                     cand, head, size = nxt, nhead, nsize
                 return None
-            i = window.find(_GZIP_MAGIC, i + 1)
+            i = window.find(GZIP_MEMBER_MAGIC, i + 1)
         pos += max(len(window) - 2, 1)
     return None
 
 
 def split_points(
-    path: str, parts: int, read_types: frozenset[str], skip_fields: bool, *, min_size: int | None = None
+    path: str,
+    parts: int,
+    usable: Callable[[WarcRecord], bool] | None = None,
+    *,
+    min_size: int | None = None,
 ) -> list[tuple[int, int]]:
     """Split points ``(before, at)`` (ascending) cutting *path* into up to *parts* ranges.
 
-    Returns ``[]`` when the file should be indexed in one piece.
+    *usable*: whether the record at *before* will do (default: any WARC record).
+    Returns ``[]`` when the file should be read in one piece.
     """
     if parts < 2:
         return []
@@ -155,8 +145,9 @@ def split_points(
         return []
     points: list[tuple[int, int]] = []
     try:
-        with open(path, "rb") as fh:
-            if fh.read(3) != _GZIP_MAGIC:
+        with open_source(path) as source:
+            fh = source.file
+            if sniff_compression(fh.read(4)) != "gzip":
                 return []
             head, _ = _member_prefix(fh, 0)
             if not head.startswith(b"WARC/"):
@@ -164,7 +155,7 @@ def split_points(
             last = 0
             for k in range(1, parts):
                 wanted = max(size * k // parts, last + 1)
-                point = _find_point(fh, path, wanted, size, read_types, skip_fields)
+                point = _find_point(fh, path, wanted, size, usable)
                 if point is None:
                     break
                 points.append(point)
