@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .._speedups import load as _load_speedup
+from .._speedups.headers import impl as _hp
 from ..record.records import WarcRecord
 
 __all__ = ["Capture", "extract", "finish", "http_fast"]
@@ -197,7 +197,7 @@ def finish(cap: Capture, record: WarcRecord, plain: bool) -> None:
 
 
 _FAST_HEAD = 16384  # what WarcRecord.http retains first
-_clean_http_head = _load_speedup("headers").clean_http_head
+_clean_http_head = _hp.clean_http_head
 
 
 def http_fast(record: WarcRecord) -> tuple[str | None, str | None, str | None, int] | tuple[()] | None:
