@@ -18,9 +18,8 @@ from libc.string cimport memchr
 
 from warckit.errors import CompressionError, HeaderParseError, RecordParseError
 from warckit.record.headers import Headers
-from warckit._speedups import load
+from warckit._speedups.headers import impl as _hp
 
-_hp = load("headers")
 _scan_head = _hp.scan_head
 _unparsed = Headers._unparsed
 _HeadError = _hp.HeadError
