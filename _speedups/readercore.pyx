@@ -5,7 +5,9 @@ Same class, attributes and behaviour as the pure ``ReaderCore``. The buffer stat
 kept in C fields (exposed to the Python subclass as attributes), record heads are
 found with ``memchr`` and the member boundaries are searched without Python calls;
 the rare paths (ARC, lenient recovery, damaged trailers, warnings) are the subclass's
-Python methods, called exactly where the pure twin calls them.
+Python methods, called exactly where the pure twin calls them. Like the pure twin it
+knows no record class (the subclass gives ``_record_types`` and ``_record_class``) and
+hands each record a :class:`LengthedBody`.
 """
 
 import re
@@ -15,11 +17,9 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from libc.string cimport memchr
 
 from warckit.errors import CompressionError, HeaderParseError, RecordParseError
-from warckit.headers import Headers
-from warckit.records import RECORD_TYPES, record_class
-from warckit._speedups import load
+from warckit.record.headers import Headers
+from warckit._speedups.headers import impl as _hp
 
-_hp = load("headers")
 _scan_head = _hp.scan_head
 _unparsed = Headers._unparsed
 _HeadError = _hp.HeadError
@@ -99,10 +99,13 @@ cdef Py_ssize_t _find_head_end(const char* p, Py_ssize_t start, Py_ssize_t n):
     return -1
 
 
+cdef class LengthedBody
+
+
 cdef class ReaderCore:
     """Buffer, member bookkeeping and the per-record fast path of the reader (compiled)."""
 
-    cdef public object _f, name, compression, format, _dec, _dec_skip
+    cdef public object _f, name, compression, format, _dec, _dec_skip, _record_types, _record_class
     cdef public bytes _buf
     cdef public Py_ssize_t _pos, _max_head
     cdef public long long _base, _cur_block_left, _gen
@@ -187,12 +190,10 @@ cdef class ReaderCore:
 
     # -- block access for records -----------------------------------------------------
 
-    def _is_current(self, record):
-        ref = self._current_ref
-        return (record._reader is self and record._gen == self._gen and ref is not None
-                and ref() is record)
-
     def _pull_block(self, record, Py_ssize_t size):
+        return self._c_pull_block(record, size)
+
+    cdef object _c_pull_block(self, record, Py_ssize_t size):
         cdef long long left = self._cur_block_left
         cdef Py_ssize_t take, pos, avail
         if left <= 0:
@@ -458,9 +459,9 @@ cdef class ReaderCore:
         fields_end = head_end - 2 if p[head_end - 2] == 13 else head_end - 1
         headers = _unparsed(buf[fields_start:fields_end], lenient)
         self._pos = head_end
-        cls = RECORD_TYPES.get(wtype) if wtype is not None else None
+        cls = self._record_types.get(wtype) if wtype is not None else None
         if cls is None:
-            cls = record_class(wtype or "")
+            cls = self._record_class(wtype or "")
         cl_msg = None
         if cl_text is not None and not cl_text.isdigit():
             cl_text = cl_text.strip(" \t")
@@ -476,8 +477,11 @@ cdef class ReaderCore:
                 raise RecordParseError(f"Content-Length {cl_text!r} is too large", offset=offset, source=self.name)
             cl = pycl
         # (_set_current, inlined: the record is made current as it is made)
+        cdef LengthedBody body = LengthedBody.__new__(LengthedBody)
+        body._reader = self
+        body._gen = self._gen
         record = cls._from_reader(
-            version, headers, raw_head, offset, start, self.name, lenient, aligned, cl, self, self._gen
+            version, headers, raw_head, offset, start, self.name, lenient, aligned, cl, body
         )
         if version_msg is not None:
             (<object>self)._warn("bad-version", version_msg, offset, record)
@@ -490,3 +494,57 @@ cdef class ReaderCore:
         self._cur_info = (offset, start, aligned, "warc", cl)
         self._cur_block_left = cl
         return record
+
+
+cdef class LengthedBody:
+    """See the pure twin: the current record's block, handed out once, in order."""
+
+    cdef ReaderCore _reader
+    cdef long long _gen
+
+    #: The bytes go by once: a part not kept cannot be read again.
+    rereadable = False
+
+    def __init__(self, ReaderCore reader, long long gen):
+        self._reader = reader
+        self._gen = gen
+
+    def live(self, record):
+        """Whether the reader is still on *record* (its unread bytes can be pulled)."""
+        cdef ReaderCore reader = self._reader
+        ref = reader._current_ref
+        return self._gen == reader._gen and ref is not None and ref() is record
+
+    def read(self, record, pos, Py_ssize_t size):
+        """The next at most *size* bytes of the block; ``None`` when the body is stale."""
+        cdef ReaderCore reader = self._reader
+        ref = reader._current_ref
+        if self._gen != reader._gen or ref is None or ref() is not record:
+            return None
+        return reader._c_pull_block(record, size)
+
+    def take_whole(self, record):
+        """The whole block in one piece when none of it was read and it is all buffered."""
+        if self._gen != self._reader._gen:
+            return None
+        return self._reader._take_whole_block(record)
+
+    def finish(self, record):
+        """Let the reader read past the block (the record learns its length and trailer)."""
+        if self.live(record):
+            self._reader._c_finish_current()
+
+    def report(self, record, code, message):
+        """Report a recovery on *record* through the reader."""
+        (<object>self._reader)._warn(code, message, record.offset, record)
+
+    def close(self):
+        """Close the reader if it exists for this record alone (read_record_at)."""
+        reader = <object>self._reader
+        if getattr(reader, "_private", False):
+            reader.close()
+
+    @property
+    def reader(self):
+        """The reader the block streams from."""
+        return self._reader

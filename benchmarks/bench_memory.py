@@ -8,7 +8,7 @@ Three processes, each reporting its own peak RSS (``VmHWM``):
    1 MiB pieces) into a ``.warc.gz`` file, computing block and payload digests on the way;
 2. *read*: iterate the file and read the record's payload through ``payload_stream()``
    in 1 MiB pieces;
-3. *verify*: ``warckit.verify_digests`` over the same record.
+3. *verify*: ``warckit.check.verify_digests`` over the same record.
 
 The issue's bar is a peak under 100 MB for streaming a 5 GB record. Takes about a
 minute on the reference machine (the body is zeros, so deflate is fast; hashing is not).
@@ -65,7 +65,7 @@ print(total, f"{_peak_mb():.1f}")
 VERIFY = _PEAK + """
 import warckit
 with warckit.open(PATH) as reader:
-    oks = [warckit.verify_digests(rec).ok for rec in reader]
+    oks = [warckit.check.verify_digests(rec).ok for rec in reader]
 print(all(oks), len(oks), f"{_peak_mb():.1f}")
 """
 

@@ -23,7 +23,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _precompile import precompile
-from _precompile import precompile
 from suite import READ_CONTENDERS as CONTENDERS
 
 

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import warckit
-from warckit import writer as _writer
-from warckit.guided import WarcWriter
+from warckit.write import writer as _writer
+from warckit.write.guided import WarcWriter
 
 Records = list[tuple[str, bytes, bytes]]
 

@@ -14,11 +14,17 @@ Usage::
     python benchmarks/suite.py                 # 1 GB per mix, 5 runs (takes a while)
     python benchmarks/suite.py --quick         # 100 MB per mix, 3 runs
     python benchmarks/suite.py --mixes cc --paths headers,payload --size 300
+    python benchmarks/suite.py --baseline ../warckit-before   # this checkout vs another, side by side
 
 Paths: headers (iterate, headers only), payload (iterate and read every block),
 verify (block + payload digests), index (new-style CDX vs fastwarc index and
 cdxj-indexer), random (1,000 records read at random offsets), plus the write and
 SURT benchmarks (bench_write.py, bench_surt.py), whose reports are included.
+
+``--baseline DIR`` adds DIR's warckit (another checkout, built in place) as the
+contenders ``warckit@base`` and ``warckit-py@base``, run in the same alternating rounds,
+and a ``vs warckit@base`` column: before and after a change, measured side by side. The
+write and SURT benchmarks then also run DIR's own scripts against DIR's warckit.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -143,16 +150,24 @@ for off in json.load(open(OFFSETS)):
 }
 
 
+#: The reference column of the @base contenders (empty without ``--baseline``).
+BASE_REF: list[str] = []
+#: The checkout of ``--baseline`` (the ``@base`` contenders import warckit from it).
+BASELINE: Path | None = None
+
+
 def _env(name: str) -> dict[str, str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    if name.endswith("-py"):
+    root = BASELINE if name.endswith("@base") and BASELINE is not None else ROOT
+    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    if name.removesuffix("@base").endswith("-py"):
         env["WARCKIT_NO_EXTENSIONS"] = "1"
     return env
 
 
 def _run(cmd: list[str], env: dict[str, str]) -> tuple[float, int | None]:
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True)
+    # cwd "/": with -c and -m Python puts the cwd first on sys.path, which would shadow PYTHONPATH.
+    proc = subprocess.run(cmd, env=env, cwd="/", stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True)
     elapsed = time.perf_counter() - t0
     peak = None
     for line in proc.stderr.splitlines():
@@ -164,6 +179,14 @@ def _run(cmd: list[str], env: dict[str, str]) -> tuple[float, int | None]:
 def _python_cmd(code: str, path: Path, payload: bool, offsets: Path | None) -> list[str]:
     prelude = f"PATH = {str(path)!r}\nPAYLOAD = {payload}\nOFFSETS = {str(offsets)!r}\n"
     return [sys.executable, "-c", prelude + code + _PEAK]
+
+
+def with_baseline(contenders: dict[str, Any]) -> dict[str, Any]:
+    """*contenders* plus an ``@base`` copy of each warckit one when ``--baseline`` is given."""
+    if BASELINE is None:
+        return contenders
+    extra = {f"{n}@base": c for n, c in contenders.items() if n.startswith("warckit")}
+    return contenders | extra
 
 
 def measure(cmds: dict[str, tuple[list[str], dict[str, str]]], runs: int) -> dict[str, dict[str, object]]:
@@ -240,9 +263,9 @@ print(json.dumps({n: [s.implementation, s.reason, list(s.libraries)] for n, s in
 """
 
 
-def build_status() -> dict[str, list[object]]:
-    """{module: [implementation, reason, libraries]} of the warckit the contenders import."""
-    out = subprocess.run([sys.executable, "-c", _BUILD], env=_env("warckit"), capture_output=True,
+def build_status(name: str = "warckit") -> dict[str, list[object]]:
+    """{module: [implementation, reason, libraries]} of the warckit contender *name* imports."""
+    out = subprocess.run([sys.executable, "-c", _BUILD], env=_env(name), cwd="/", capture_output=True,
                          text=True, check=True).stdout
     status: dict[str, list[object]] = json.loads(out)
     return status
@@ -255,6 +278,11 @@ def describe_build(status: dict[str, list[object]]) -> str:
     return f"{mods}; {'; '.join(libs) if libs else 'no C libraries'}"
 
 
+def _commit(root: Path) -> str:
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
+                          text=True).stdout.strip()
+
+
 def machine() -> str:
     model = "?"
     try:
@@ -264,7 +292,7 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    commit = _commit(ROOT)
     versions = []
     for mod in ("warcio", "fastwarc", "isal", "surt", "cdxj_indexer"):
         try:
@@ -288,11 +316,21 @@ def main() -> None:
     ap.add_argument("--out", default=str(HERE / "RESULTS.md"))
     ap.add_argument("--allow-pure", action="store_true",
                     help="run even if some hot modules are on their pure-Python twins")
+    ap.add_argument("--baseline", metavar="DIR",
+                    help="another warckit checkout (built in place) to measure side by side as warckit@base")
     args = ap.parse_args()
+    global BASELINE, BASE_REF
+    if args.baseline:
+        BASELINE = Path(args.baseline).resolve()
+        BASE_REF = ["warckit@base"]
     from _precompile import precompile
 
     precompile()  # as pip install does (see _precompile.py)
     status = build_status()
+    if BASELINE is not None:
+        status_base = build_status("warckit@base")
+        if status_base != status:
+            raise SystemExit(f"benchmarks/suite.py: the baseline's build differs: {describe_build(status_base)}")
     pure = {n: reason for n, (impl, reason, _) in status.items() if impl != "c"}
     if pure and not args.allow_pure:
         lines = "\n".join(f"  {n}: {reason}" for n, reason in pure.items())
@@ -311,7 +349,8 @@ def main() -> None:
         "",
         f"Machine: {machine()}.",
         (f"Build: {build}." + (f" **Partly pure Python ({', '.join(pure)}): --allow-pure.**" if pure else "")),
-        f"Command: `python benchmarks/suite.py --size {args.size} --runs {args.runs} --mixes {args.mixes} --paths {args.paths}`.",
+        f"Command: `python benchmarks/suite.py --size {args.size} --runs {args.runs} --mixes {args.mixes} --paths {args.paths}"
+        + (f" --baseline {args.baseline}`; baseline commit {_commit(BASELINE)}." if BASELINE else "`."),
         "Whole-process wall time (start-up included), one warm-up, then alternating runs; "
         "ratios are paired medians (run by run); peak RSS is each process's own VmHWM.",
     ]
@@ -320,33 +359,36 @@ def main() -> None:
         report += ["", f"## {mix} ({size / 1e6:.0f} MB gzip, {args.size} MB uncompressed)"]
         for mode in ("headers", "payload"):
             if mode in paths:
-                cmds = {n: (_python_cmd(c, path, mode == "payload", None), _env(n)) for n, c in READ_CONTENDERS.items()}
+                cmds = {n: (_python_cmd(c, path, mode == "payload", None), _env(n)) for n, c in with_baseline(READ_CONTENDERS).items()}
                 stats = measure(cmds, args.runs)
                 report += ["", f"### iterate, {'headers only' if mode == 'headers' else 'read every block'}", "",
-                           table(stats, size, ["fastwarc", "isal-gunzip"])]
+                           table(stats, size, ["fastwarc", "isal-gunzip", *BASE_REF])]
                 print(report[-1], flush=True)
         if "verify" in paths:
-            cmds = {n: (_python_cmd(c, path, False, None), _env(n)) for n, c in VERIFY_CONTENDERS.items()}
+            cmds = {n: (_python_cmd(c, path, False, None), _env(n)) for n, c in with_baseline(VERIFY_CONTENDERS).items()}
             stats = measure(cmds, args.runs)
-            report += ["", "### verify block + payload digests", "", table(stats, size, ["fastwarc", "isal+sha1"])]
+            report += ["", "### verify block + payload digests", "", table(stats, size, ["fastwarc", "isal+sha1", *BASE_REF])]
             print(report[-1], flush=True)
         if "index" in paths:
-            cmds = {n: ([a.format(path=path) for a in c], _env(n)) for n, c in INDEX_CONTENDERS.items()}
+            cmds = {n: ([a.format(path=path) for a in c], _env(n)) for n, c in with_baseline(INDEX_CONTENDERS).items()}
             stats = measure(cmds, args.runs)
             report += ["", "### index (new-style CDX / fastwarc default / CDXJ)", "",
-                       table(stats, size, ["fastwarc index", "cdxj-indexer"])]
+                       table(stats, size, ["fastwarc index", "cdxj-indexer", *(["warckit index@base"] if BASELINE else [])])]
             print(report[-1], flush=True)
         if "random" in paths:
             offsets = random_offsets(path, 1000, workdir)
-            cmds = {n: (_python_cmd(c, path, False, offsets), _env(n)) for n, c in RANDOM_CONTENDERS.items()}
+            cmds = {n: (_python_cmd(c, path, False, offsets), _env(n)) for n, c in with_baseline(RANDOM_CONTENDERS).items()}
             stats = measure(cmds, args.runs)
-            report += ["", "### 1,000 records read at random offsets", "", table(stats, size, ["fastwarc"])]
+            report += ["", "### 1,000 records read at random offsets", "", table(stats, size, ["fastwarc", *BASE_REF])]
             print(report[-1], flush=True)
     for name, script, extra in (("write", "bench_write.py", ["--rounds", "10"]), ("surt", "bench_surt.py", [])):
-        if name in paths:
-            out = subprocess.run([sys.executable, str(HERE / script), *extra], env=_env(name), capture_output=True,
-                                 text=True, check=True).stdout
-            report += ["", f"## {name} (`benchmarks/{script} {' '.join(extra)}`)", "", "```", out.strip(), "```"]
+        if name not in paths:
+            continue
+        for who, root in [("", ROOT)] + ([("@base", BASELINE)] if BASELINE else []):
+            assert root is not None
+            out = subprocess.run([sys.executable, str(root / "benchmarks" / script), *extra], env=_env(name + who),
+                                 capture_output=True, text=True, check=True).stdout
+            report += ["", f"## {name}{who} (`benchmarks/{script} {' '.join(extra)}`)", "", "```", out.strip(), "```"]
             print(out, flush=True)
     Path(args.out).write_text("\n".join(report) + "\n")
     print(f"wrote {args.out}")

@@ -29,8 +29,8 @@ import os
 os.chdir({ROOT!r})
 from warckit.url import *
 from warckit.cdx import *
-from warckit.dedup import DedupIndex, DedupWriter
-from warckit.writer import RecordWriter
+from warckit.tools.dedup import DedupIndex, DedupWriter
+from warckit.write.writer import RecordWriter
 """
 # "Attributes:" sections as field lists: the API page documents dataclass fields as
 # members too, and two descriptions of one attribute are a duplicate-object warning.

@@ -7,7 +7,7 @@ Input problems (:class:`ParseError` and subclasses) are distinct from caller mis
 
 from __future__ import annotations
 
-from ._frozen import Frozen
+from ._util.frozen import Frozen
 
 __all__ = [
     "ChunkedEncodingError",
@@ -41,7 +41,7 @@ class Issue(Frozen):
         field: The header field concerned, when there is one.
     """
 
-    __slots__ = ("code", "message", "severity", "offset", "source", "field")
+    __slots__ = ("code", "field", "message", "offset", "severity", "source")
     code: str
     message: str
     severity: str

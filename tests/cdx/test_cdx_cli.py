@@ -152,7 +152,7 @@ def test_outputs_that_are_not_regular_files_are_written_in_place(tmp_path: Path,
 
 
 def test_failed_output_leaves_the_old_file(tmp_path: Path) -> None:
-    from warckit._atomic import replacing
+    from warckit.io.atomic import replacing
 
     out = tmp_path / "old.cdx"
     out.write_bytes(b"old\n")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "cdx.rst"
-MODULES = ["warckit.cdx.formats", "warckit.cdx.indexer", "warckit.cdx.query", "warckit.cdx._timestamps"]
+MODULES = ["warckit.cdx.formats", "warckit.cdx.indexer", "warckit.cdx.lines", "warckit.cdx.query", "warckit.cdx._timestamps"]
 
 
 def test_cdx_rst_examples() -> None:

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from corpus_paths import CORPUS
 
-from warckit import pieces as _split
 from warckit.cdx import IndexOptions, index_file, write_index
 from warckit.cdx import build as _build
-from warckit.cdx.indexer import index_range
+from warckit.cdx.indexer import index_range, split_points
 from warckit.errors import WarckitError
+from warckit.read import pieces as _split
 
 READ_TYPES = frozenset({"response", "resource", "revisit", "metadata", "conversion", "request"})
 
@@ -45,7 +45,7 @@ def _write(path: Path, options: IndexOptions, jobs: int, sort: bool = False) -> 
 @pytest.mark.parametrize("fmt", ["cdx", "cdxj"])
 def test_generated_file_split(generated: Path, fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
     options = IndexOptions(format=fmt)  # type: ignore[arg-type]
-    points = _split.split_points(str(generated), 4, READ_TYPES, options.skips_warc_fields, min_size=0)
+    points = split_points(str(generated), 4, options, min_size=0)
     assert len(points) == 3
     assert _pieces(generated, options, points) == list(index_file(generated, options))
     monkeypatch.setattr(_split, "MIN_SPLIT_SIZE", 0)
@@ -54,11 +54,25 @@ def test_generated_file_split(generated: Path, fmt: str, monkeypatch: pytest.Mon
     assert _write(generated, options, 3, sort=True) == _write(generated, options, 1, sort=True)
 
 
+def test_split_points_start_after_an_indexed_record(generated: Path) -> None:
+    """The indexer's rule, not the splitter's: the record before each cut is one it reads."""
+    from warckit.read import read_record_at
+
+    assert IndexOptions().read_types == READ_TYPES
+    options = IndexOptions(types=frozenset({"response"}), post_append=False)
+    points = split_points(str(generated), 4, options, min_size=0)
+    assert len(points) == 3
+    assert [read_record_at(generated, before).type for before, _ in points] == ["response"] * 3
+    # Left to itself, the splitter cuts after any WARC record.
+    anywhere = _split.split_points(str(generated), 4, min_size=0)
+    assert {read_record_at(generated, before).type for before, _ in anywhere} != {"response"}
+
+
 def test_bad_split_point_falls_back(generated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A split point that is not a record start (the piece before it overruns it) is caught."""
     options = IndexOptions()
     one = _write(generated, options, 1)
-    before, at = _split.split_points(str(generated), 2, READ_TYPES, False, min_size=0)[0]
+    before, at = split_points(str(generated), 2, options, min_size=0)[0]
     monkeypatch.setattr(_split, "split_points", lambda *a, **k: [(before, at + 1)])
     assert _write(generated, options, 2) == one
     monkeypatch.setattr(_split, "split_points", lambda *a, **k: [(before + 1, at)])
@@ -66,15 +80,15 @@ def test_bad_split_point_falls_back(generated: Path, monkeypatch: pytest.MonkeyP
 
 
 def test_small_or_plain_files_are_not_split(generated: Path, tmp_path: Path) -> None:
-    assert _split.split_points(str(generated), 2, READ_TYPES, False) == []  # below MIN_SPLIT_SIZE
+    assert split_points(str(generated), 2, IndexOptions()) == []  # below MIN_SPLIT_SIZE
     import gzip
 
     plain = tmp_path / "plain.warc"
     plain.write_bytes(gzip.decompress(generated.read_bytes()))
-    assert _split.split_points(str(plain), 2, READ_TYPES, False, min_size=0) == []
+    assert split_points(str(plain), 2, IndexOptions(), min_size=0) == []
     whole = tmp_path / "whole.warc.gz"
     whole.write_bytes(gzip.compress(plain.read_bytes()))
-    assert _split.split_points(str(whole), 2, READ_TYPES, False, min_size=0) == []
+    assert split_points(str(whole), 2, IndexOptions(), min_size=0) == []
 
 
 def _multi_member_files() -> list[Path]:
@@ -90,7 +104,7 @@ def test_corpus_file_split(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_split, "MIN_SPLIT_SIZE", 0)
     for fmt in ("cdx", "cdxj"):
         options = IndexOptions(format=fmt)  # type: ignore[arg-type]
-        points = _split.split_points(str(path), 4, READ_TYPES, options.skips_warc_fields, min_size=0)
+        points = split_points(str(path), 4, options, min_size=0)
         try:
             whole = list(index_file(path, options))
         except WarckitError as exc:

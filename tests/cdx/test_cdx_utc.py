@@ -9,8 +9,8 @@ import pytest
 import warckit
 from warckit.cdx import index
 from warckit.cdx._timestamps import digits_of, record_key, to_14_digits, utc_w3c
-from warckit.headers import Headers
-from warckit.writer import RecordWriter
+from warckit.record.headers import Headers
+from warckit.write.writer import RecordWriter
 
 BLOCK = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nhi"
 DATES = [

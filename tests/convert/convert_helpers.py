@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import warckit.validate  # noqa: F401  - load the module before the lazy package attribute
-from warckit.check import check_file
+import warckit.record.rules  # noqa: F401  - load the module before the lazy package attribute
+from warckit.check.report import check_file
 
 
 def assert_valid(path: str | Path, *, warcio: bool = True) -> None:

@@ -11,8 +11,8 @@ from corpus_paths import CORPUS, corpus_path
 
 import warckit
 from warckit.cli import main
-from warckit.convert.arc2warc import arc_to_warc
 from warckit.errors import ParseError, UsageError
+from warckit.tools.arc2warc import arc_to_warc
 
 # ARC file -> (records read, responses, resources, version blocks); damaged ones read leniently.
 ARCS = {

@@ -8,7 +8,9 @@ from datetime import datetime, timezone
 import pytest
 from corpus_paths import CORPUS, corpus_path
 
-from warckit.convert.crawllog import (
+from warckit.errors import Issue, ParseError
+from warckit.record.digests import Digest
+from warckit.tools.crawllog import (
     CrawlLogEntry,
     Duplicate,
     parse_fetch_timestamp,
@@ -16,8 +18,6 @@ from warckit.convert.crawllog import (
     read_crawl_log,
     split_annotations,
 )
-from warckit.digests import Digest
-from warckit.errors import Issue, ParseError
 
 H3_DOCS = ("2011-06-23T17:12:08.802Z   200       1299 http://content-5.powells.com/robots.txt LREP "
            "http://content-5.powells.com/cgi-bin/imageDB.cgi?isbn=9780385518635 text/plain #014 "
@@ -230,3 +230,16 @@ def test_corpus_details() -> None:
     assert sum(e.status == -5003 for e in idna) == 1130
     old = list(read_crawl_log(corpus_path("netarchivesuite/crawllogs/crawl-42.log")))
     assert all(e.digest is None or e.digest.label == "" for e in old)
+
+
+def test_read_standard_input(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A path of ``-`` is standard input (io.sources opens every input); messages name it."""
+    import sys
+
+    data = (H3_DOCS + "\nnot a crawl.log line\n").encode()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(data))))
+    issues: list[Issue] = []
+    entries = list(read_crawl_log("-", lenient=True, on_warning=issues.append))
+    assert [e.url for e in entries] == ["http://content-5.powells.com/robots.txt"]
+    assert [(i.code, i.source, i.offset) for i in issues] == [
+        ("crawl-log-line", "<stdin>", len(H3_DOCS) + 1)]

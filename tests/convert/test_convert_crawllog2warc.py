@@ -13,9 +13,9 @@ import warckit
 from warckit.cdx import index as cdx_index
 from warckit.cdx.indexer import header_for
 from warckit.cli import main
-from warckit.convert.crawllog2warc import crawllog_to_warc
-from warckit.dedup import DedupIndex
-from warckit.guided import WarcWriter, WrittenRecord
+from warckit.tools.crawllog2warc import crawllog_to_warc
+from warckit.tools.dedup import DedupIndex
+from warckit.write.guided import WarcWriter, WrittenRecord
 
 # crawl.log, duplicate-marked lines (= revisits written).
 CORPUS_DUPLICATES = {
@@ -254,8 +254,8 @@ def test_server_not_modified_original_is_the_latest_capture_before_the_fetch(tmp
 
 
 def test_warc_date_keeps_the_logs_milliseconds() -> None:
-    from warckit.convert.crawllog import parse_line
-    from warckit.convert.crawllog2warc import warc_date
+    from warckit.tools.crawllog import parse_line
+    from warckit.tools.crawllog2warc import warc_date
 
     entry = parse_line(BL_304)
     assert warc_date(entry.capture_time, "1.1") == "2014-11-24T08:13:54.070Z"

@@ -11,8 +11,8 @@ from corpus_paths import corpus_path
 
 import warckit
 from warckit.cli import main
-from warckit.dedup import DedupIndex, DedupWriter, apply, detect_input, normalize_digest
-from warckit.guided import WarcWriter
+from warckit.tools.dedup import DedupIndex, DedupWriter, apply, detect_input, normalize_digest
+from warckit.write.guided import WarcWriter
 
 GOV = "webarchive-discovery/gov.uk-revisit-warcs/"
 FIRST = GOV + "BL-20140325121225068-00000-32090~opera~8443.warc.gz"
@@ -161,3 +161,68 @@ def test_build_from_cdx_and_crawl_log(tmp_path: Path) -> None:
     assert len(idx) == before
     o = idx.lookup("http://www.iana.org/", "sha1:OSSAPWJ23L56IYVRW3GFEAR4MCJMGPTB")
     assert o is not None and o.record_id is not None and o.record_id.startswith("<urn:uuid:")
+
+
+def _stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(data))))
+
+
+@pytest.mark.parametrize(("path", "kind", "added"), [
+    ("pywb/iana.cdx", "cdx", 48),
+    ("netarchivesuite/crawllogs/heritrix3-2015/crawl.log", "crawllog", 105),
+    ("pywb/iana.warc.gz", "archive", 48),
+])
+def test_build_from_standard_input(monkeypatch: pytest.MonkeyPatch, path: str, kind: str,
+                                   added: int) -> None:
+    """Inputs are opened by io.sources: ``-`` is standard input for every kind."""
+    data = corpus_path(path).read_bytes()
+    _stdin(monkeypatch, data)
+    assert detect_input("-") == kind
+    _stdin(monkeypatch, data)
+    idx = DedupIndex()
+    assert idx.add_file("-") == (kind, added)
+    from_path = DedupIndex()
+    from_path.add_file(corpus_path(path))
+    assert [o.digest for o in idx] == [o.digest for o in from_path]
+
+
+@pytest.mark.parametrize("body", [
+    b"5\r\nhello\r\n0\r\n",              # no empty line after the last chunk
+    b"5 \r\nhello\r\n0\r\n\r\n",         # whitespace after the chunk size
+    b"5\r\nhello\r\n0\r\n\r\n",          # well formed
+    b"5\r\nhel",                         # cut inside a chunk
+])
+def test_writer_hook_looks_up_the_digest_the_writer_writes(tmp_path: Path, body: bytes) -> None:
+    """The hook and the guided writer compute the payload digest with one digester, so a
+    second identical response is found whatever its chunked coding looks like."""
+    head = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+    with WarcWriter(tmp_path) as w:
+        d = DedupWriter(w, DedupIndex())
+        first = d.response("http://e.org/", head, body)
+        second = d.response("http://e.org/", head, iter([body]))  # (a stream: spooled)
+    assert (first.type, second.type) == ("response", "revisit")
+    revisit = next(r for r in warckit.open(w.files[0]) if r.type == "revisit")
+    assert revisit.headers.first("WARC-Payload-Digest") == first.payload_digest
+
+
+@pytest.mark.parametrize("body", [b"5\r\nhello\r\n0\r\n", b"5\r\nhello\r\n0\r\n\r\n", b"5\r\nhel"])
+def test_build_computes_the_digest_the_writer_declares(tmp_path: Path, body: bytes) -> None:
+    """A response without WARC-Payload-Digest is indexed under the digest the guided
+    writer declares for the same HTTP message (one digester), even when its chunked coding
+    is not well formed (then: the body as stored)."""
+    head = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+    block = head + body
+    (tmp_path / "plain.warc").write_bytes(
+        b"WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-000000000001>\r\n"
+        b"WARC-Date: 2024-01-01T00:00:00Z\r\nWARC-Target-URI: http://e.org/\r\n"
+        b"Content-Type: application/http;msgtype=response\r\n"
+        b"Content-Length: " + str(len(block)).encode() + b"\r\n\r\n" + block + b"\r\n\r\n")
+    idx = DedupIndex()
+    assert idx.add_file(tmp_path / "plain.warc") == ("archive", 1)
+    with WarcWriter(tmp_path / "w") as w:
+        declared = w.response("http://e.org/", head, body).payload_digest
+    found = idx.lookup("http://e.org/", declared)
+    assert found is not None and found.record_id == "<urn:uuid:00000000-0000-0000-0000-000000000001>"

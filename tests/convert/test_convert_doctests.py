@@ -7,10 +7,10 @@ import importlib
 
 import pytest
 
-import warckit.validate  # noqa: F401  - load the module before the lazy package attribute
+import warckit.record.rules  # noqa: F401  - load the module before the lazy package attribute
 
-MODULES = ["warckit.convert.crawllog", "warckit.convert.recompress",
-           "warckit.convert.extract_all", "warckit.dedup"]
+MODULES = ["warckit.tools.crawllog", "warckit.tools.recompress",
+           "warckit.tools.extract_all", "warckit.tools.dedup"]
 
 
 @pytest.mark.parametrize("name", MODULES)

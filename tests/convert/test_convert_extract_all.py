@@ -12,9 +12,9 @@ from corpus_paths import corpus_path
 
 import warckit
 from warckit.cli import main
-from warckit.convert.extract_all import extract_all, safe_relative_path
 from warckit.errors import UsageError
-from warckit.guided import WarcWriter
+from warckit.tools.extract_all import extract_all, safe_relative_path
+from warckit.write.guided import WarcWriter
 
 HOSTILE = [
     "http://evil.example/../../../../etc/passwd",

@@ -13,8 +13,8 @@ from corpus_paths import CORPUS, corpus_path
 
 import warckit
 from warckit.cli import main
-from warckit.convert.recompress import recompress
 from warckit.errors import ParseError, UsageError
+from warckit.tools.recompress import recompress
 
 
 def _archives() -> list[str]:

@@ -157,7 +157,7 @@ def read_headers(mods: dict[str, ModuleType], data: bytes, lenient: bool) -> tup
 
 def read_http(mods: dict[str, ModuleType], data: bytes, lenient: bool) -> tuple[Any, ...]:
     sys.modules.update(mods)
-    http: Any = mods["warckit.http"]
+    http: Any = mods["warckit.record.http"]
     try:
         h = http.parse_http_head(data, lenient=lenient)
         return (h.status, h.chunked, tuple(h.content_encodings()), h.mime_type), None, None, None
@@ -169,7 +169,7 @@ def read_http(mods: dict[str, ModuleType], data: bytes, lenient: bool) -> tuple[
 
 def read_date(mods: dict[str, ModuleType], data: bytes, lenient: bool) -> tuple[Any, ...]:
     sys.modules.update(mods)
-    dates: Any = mods["warckit._dates"]
+    dates: Any = mods["warckit._util.dates"]
     try:
         return str(dates.parse_warc_date(data.decode("latin-1"))), None, None, None
     except mods["warckit.errors"].WarckitError as exc:  # type: ignore[attr-defined]

@@ -135,7 +135,7 @@ def test_content_stream_dechunks_and_decodes() -> None:
 
 
 def test_digest_verification_conventions() -> None:
-    from warckit.verify import verify_digests
+    from warckit.check.verify import verify_digests
 
     with warckit.open(CORPUS / "warcio/example-iana.org-chunked.warc", types={"response"}) as reader:
         report = verify_digests(next(reader))
@@ -282,7 +282,7 @@ def test_dropped_record_is_still_skipped_correctly() -> None:
 def test_verify_digests_large_and_small_blocks(size: int) -> None:
     import base64
 
-    from warckit.verify import verify_digests
+    from warckit.check.verify import verify_digests
 
     body = bytes(range(256)) * (size // 256)
     head = b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n"

@@ -15,7 +15,7 @@ import pytest
 from limits import run_limited
 
 import warckit
-from warckit import DecompressionBombError
+from warckit.errors import DecompressionBombError
 
 brotli = pytest.importorskip("brotli")
 zstandard = pytest.importorskip("zstandard")
@@ -191,7 +191,7 @@ import warckit
 try:
     with warckit.open({str(path)!r}) as reader:
         list(reader)
-except warckit.CompressionError as exc:
+except warckit.errors.CompressionError as exc:
     print(type(exc).__name__, exc.offset, exc)
 """
     out = run_limited(code, limit_mb=LIMIT_MB, timeout=90)
@@ -201,7 +201,7 @@ except warckit.CompressionError as exc:
 def test_zstd_dictionary_frame_declaring_4_gib_is_refused_without_reading_it(tmp_path: Path) -> None:
     path = tmp_path / "dict-huge.warc.zst"
     path.write_bytes(_skippable(b"\x00" * 64, declared=0xFFFFFFF0) + _zstd_record_frame(1))
-    with pytest.raises(warckit.CompressionError) as info, warckit.open(path) as reader:
+    with pytest.raises(warckit.errors.CompressionError) as info, warckit.open(path) as reader:
         list(reader)
     assert info.value.offset == 0 and "larger than 16777216" in str(info.value)
 

@@ -14,7 +14,7 @@ import child
 import pytest
 
 import warckit
-from warckit.check import check_file
+from warckit.check.report import check_file
 from warckit.errors import CompressionError
 
 

@@ -11,8 +11,9 @@ import pytest
 import zstandard
 
 import warckit
-from warckit import CompressionError, Issue, RecordParseError, UsageError
-from warckit._dates import parse_warc_date
+from warckit import Issue, UsageError
+from warckit._util.dates import parse_warc_date
+from warckit.errors import CompressionError, RecordParseError
 
 
 def _warc(content_length: str, block: bytes = b"abc") -> bytes:
@@ -78,7 +79,7 @@ def test_warc_dates_outside_datetime_range_are_unparsable_not_a_crash(date: str,
         assert next(reader).date is None
     path = tmp_path / "d.warc"
     path.write_bytes(data)
-    from warckit.check import check_file
+    from warckit.check.report import check_file
 
     report = check_file(path)
     assert [(r.offset, r.block_digest) for r in report.records] == [(0, "absent")]
@@ -95,7 +96,7 @@ def test_dedup_build_keeps_undecodable_crawl_log_urls(tmp_path: Path) -> None:
         b"2024-01-01T00:00:01.000Z   200       1234 http://example.com/caf\xe9 - - text/html #001 "
         b"20240101000000000+10 sha1:UZY6ND6CCHXETFVJD2MSS7ZENMWF7KQ2 - -\n"
     )
-    from warckit.dedup import DedupIndex
+    from warckit.tools.dedup import DedupIndex
 
     with DedupIndex(tmp_path / "d.sqlite") as index:
         assert index.add_crawl_log(log) == 1
@@ -106,7 +107,7 @@ def test_dedup_build_keeps_undecodable_crawl_log_urls(tmp_path: Path) -> None:
 
 
 def test_rolling_prefix_with_nul_is_a_usage_error(tmp_path: Path) -> None:
-    from warckit.rolling import RollingFile
+    from warckit.write.rolling import RollingFile
 
     with pytest.raises(UsageError, match="NUL"):
         RollingFile(tmp_path, prefix="a\x00b")
@@ -186,7 +187,7 @@ def test_warc_date_takes_only_ascii_digits(tmp_path: Path) -> None:
     arabic = "٢٠٢٤-01-01T00:00:00Z"
     assert parse_warc_date(arabic) is None
     assert str(parse_warc_date("2024-01-01T00:00:00Z")) == "2024-01-01 00:00:00+00:00"
-    from warckit.validate import validate_headers
+    from warckit.record.rules import validate_headers
 
     fields = [("WARC-Type", "resource"), ("WARC-Date", arabic)]
     issues = validate_headers(warckit.Headers(fields), "1.1")

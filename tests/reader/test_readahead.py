@@ -148,7 +148,7 @@ def test_truncated_file_reports_the_same_error(tmp_path: Path) -> None:
 def test_defaults_and_opt_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "a.warc.gz"
     path.write_bytes(_member(b"abc"))
-    from warckit import reader as reader_mod
+    from warckit.read import reader as reader_mod
 
     monkeypatch.setattr(reader_mod, "_READAHEAD_DEFAULT", True)
     with warckit.open(path) as r:
@@ -158,8 +158,8 @@ def test_defaults_and_opt_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     with warckit.open(io.BytesIO(path.read_bytes())) as r:
         assert not r._dec.readahead
     rec = warckit.read_record_at(path, 0)  # random access reads one record
-    assert not rec._reader._dec.readahead
-    rec._reader.close()
+    assert not rec._body.reader._dec.readahead
+    rec.close()
     monkeypatch.setattr(reader_mod, "_READAHEAD_DEFAULT", False)
     with warckit.open(path) as r:
         assert not r._dec.readahead

@@ -17,7 +17,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import warckit
-from warckit._chunked import ChunkedReader, Dechunker
 from warckit.errors import (
     ChunkedEncodingError,
     Issue,
@@ -25,6 +24,7 @@ from warckit.errors import (
     RecordParseError,
     StaleRecordError,
 )
+from warckit.io.chunked import ChunkedReader, Dechunker
 
 IANA = CORPUS / "pywb/iana.warc.gz"
 needs_corpus = pytest.mark.skipif(not IANA.exists(), reason="shared corpus not available")

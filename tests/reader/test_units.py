@@ -9,15 +9,16 @@ from datetime import datetime, timezone
 import pytest
 
 import warckit
-from warckit import Digest, Digester, Headers
-from warckit._chunked import ChunkedReader, DecodingReader
-from warckit._dates import format_warc_date, parse_warc_date
+from warckit import Digest, Headers
+from warckit._util.dates import format_warc_date, parse_warc_date
 from warckit.errors import (
     ChunkedEncodingError,
     DuplicateHeaderError,
     HeaderParseError,
     HttpParseError,
 )
+from warckit.io.chunked import ChunkedReader, DecodingReader
+from warckit.record import Digester
 
 
 def test_headers_sole_first_all_and_case() -> None:
@@ -114,16 +115,16 @@ def test_leap_second_record_keeps_raw_date() -> None:
 
 
 def test_http_heads() -> None:
-    h = warckit.parse_http_head(b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nTransfer-Encoding: chunked\r\n\r\n")
+    h = warckit.record.parse_http_head(b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nTransfer-Encoding: chunked\r\n\r\n")
     assert (h.status, h.reason, h.mime_type, h.chunked) == (200, "OK", "text/html", True)
-    r = warckit.parse_http_head(b"GET /a?b HTTP/1.0\nHost: x\n\n")
+    r = warckit.record.parse_http_head(b"GET /a?b HTTP/1.0\nHost: x\n\n")
     assert (r.method, r.target, r.protocol, r.headers["host"]) == ("GET", "/a?b", "HTTP/1.0", "x")
-    assert warckit.parse_http_head(b"HTTP/1.0 302 \r\n\r\n").reason == ""
+    assert warckit.record.parse_http_head(b"HTTP/1.0 302 \r\n\r\n").reason == ""
     with pytest.raises(HttpParseError):
-        warckit.parse_http_head(b"HTTPX/1.1 200 OK\r\n\r\n")
+        warckit.record.parse_http_head(b"HTTPX/1.1 200 OK\r\n\r\n")
     with pytest.raises(HttpParseError):
-        warckit.parse_http_head(b"HTTP/1.1 200 OK\r\nno colon here\r\n\r\n")
-    lenient = warckit.parse_http_head(b"HTTP/1.1 200 OK\r\nno colon here\r\nA: b\r\n\r\n", lenient=True)
+        warckit.record.parse_http_head(b"HTTP/1.1 200 OK\r\nno colon here\r\n\r\n")
+    lenient = warckit.record.parse_http_head(b"HTTP/1.1 200 OK\r\nno colon here\r\nA: b\r\n\r\n", lenient=True)
     assert lenient.headers.fields == (("A", "b"),)
 
 
@@ -155,7 +156,7 @@ def test_content_decoding() -> None:
 def test_heads_that_straddle_decompressed_pieces_read_the_same(piece: int) -> None:
     """A record head split across two decoder pieces is found where it ends (regression:
     the search restarted past the head's CRLF CRLF after the buffer was rebased)."""
-    from warckit.reader import ArchiveReader
+    from warckit.read.reader import ArchiveReader
 
     data = b"".join(
         b"WARC/1.0\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:x:%d>\r\n"

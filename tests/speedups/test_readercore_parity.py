@@ -27,28 +27,25 @@ from warckit.errors import WarckitError
 
 
 def _reader_on(core: ModuleType | None) -> Any:
-    """``warckit.reader`` executed again with *core* as its ``ReaderCore``."""
+    """``warckit.read.reader`` executed again with *core* as its ``ReaderCore``."""
     if core is None:
         return None
-    name = f"warckit._reader_twin_{core.__name__.rsplit('.', 1)[-1]}"
+    name = f"warckit.read._reader_twin_{core.__name__.rsplit('.', 1)[-1]}"
     if name in sys.modules:
         return sys.modules[name].ArchiveReader
-    spec = importlib.util.spec_from_file_location(name, warckit.reader.__file__)  # type: ignore[attr-defined]
+    spec = importlib.util.spec_from_file_location(name, warckit.read.reader.__file__)  # type: ignore[attr-defined]
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    module.__package__ = "warckit"
-    selected = _speedups.load
-
-    def load(hot: str) -> ModuleType:
-        return core if hot == "readercore" else selected(hot)
-
-    _speedups.load = load  # type: ignore[assignment]  # read once, by the import below
+    module.__package__ = "warckit.read"
+    selector = importlib.import_module("warckit._speedups.readercore")
+    selected = selector.impl
+    selector.impl = core  # read once, by the import below
     try:
         sys.modules[name] = module
         spec.loader.exec_module(module)
     finally:
-        _speedups.load = selected  # type: ignore[assignment]
-    assert module.ArchiveReader.__mro__[1] is core.ReaderCore
+        selector.impl = selected
+    assert core.ReaderCore in module.ArchiveReader.__mro__
     return module.ArchiveReader
 
 
@@ -139,8 +136,8 @@ def test_reader_cores_agree(file: tuple[bytes, str], lenient: bool, read_every: 
 @requires_compiled("readercore")
 def test_twin_readers_use_each_core() -> None:
     """The two readers run different cores, and both read a clean file right."""
-    assert PURE.__mro__[1].__module__ == "warckit._speedups._readercore_py"
-    assert COMPILED.__mro__[1].__module__ == "warckit._speedups._readercore_c"
+    assert PURE.__mro__[-2].__module__ == "warckit._speedups._readercore_py"  # (the core: last before object)
+    assert COMPILED.__mro__[-2].__module__ == "warckit._speedups._readercore_c"
     body = b"hello"
     rec = (
         b"WARC/1.1\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:1>\r\n"
@@ -154,3 +151,36 @@ def test_twin_readers_use_each_core() -> None:
             (len(rec), "warc", "resource", 5, fields, hashlib.sha1(body).hexdigest()),
         ]
         assert got[2:] == [[(len(rec), []), (len(rec), [])], []]
+
+
+def _body_steps(cls: Any, data: bytes) -> list[Any]:
+    """What a record's LengthedBody answers, step by step, as the reader moves on."""
+    steps: list[Any] = []
+    with cls(io.BytesIO(data)) as reader:
+        first = next(reader)
+        body = first._body
+        steps.append((type(body).__name__, body.rereadable, body.live(first), body.reader is reader))
+        steps.append(body.read(first, 0, 3))
+        steps.append(body.take_whole(first))  # part of it was read: not whole any more
+        steps.append(body.read(first, 3, 100))
+        steps.append(body.read(first, 5, 100))  # the end of the block
+        second = next(reader)
+        steps.append((body.live(first), body.read(first, 5, 1), body.take_whole(first)))  # stale
+        steps.append(second._body.take_whole(second))
+        steps.append((second.length, first.length, second._body.live(second)))
+        steps.append((body.live(second), second._body.read(second, 0, 1)))
+    return steps
+
+
+@requires_compiled("readercore")
+def test_lengthed_body_twins_agree() -> None:
+    """The body each core hands its records answers the same, step by step."""
+    body = b"hello"
+    rec = (
+        b"WARC/1.1\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:1>\r\n"
+        b"WARC-Date: 2020-01-02T03:04:05Z\r\nContent-Length: 5\r\n\r\n" + body + b"\r\n\r\n"
+    )
+    expected = [("LengthedBody", False, True, True), b"hel", None, b"lo", b"", (False, None, None),
+                b"hello", (len(rec), len(rec), False), (False, None)]
+    assert _body_steps(PURE, rec * 2) == expected
+    assert _body_steps(COMPILED, rec * 2) == expected

@@ -1,7 +1,7 @@
 """The digest fast path (``verifyfast``): both twins agree, and agree with the streaming path.
 
 ``scan_record`` may decline a record (``None``); when it answers, the report must be
-exactly the one :func:`warckit.verify.verify_digests` gives by streaming the block, and
+exactly the one :func:`warckit.check.verify.verify_digests` gives by streaming the block, and
 the streaming path must not raise for that record.
 """
 
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from twins import impl_params, requires_compiled
 
 import warckit
-from warckit import verify
+from warckit.check import verify
 from warckit.errors import WarckitError
 
 IMPLS = impl_params("verifyfast")

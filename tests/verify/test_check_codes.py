@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from corpus_paths import ROOT
 
-from warckit.check import check_file
+from warckit.check.report import check_file
 from warckit.cli import main
 
 
@@ -112,11 +112,12 @@ def _codes_in_sources() -> set[str]:
     and the recoveries of the lenient reader (both twins) and of the record head."""
     codes: set[str] = set()
     src = ROOT / "warckit"
-    for name in ("check.py", "validate.py"):
-        codes |= set(re.findall(r'\badd\(\s*"([a-z0-9-]+)"', (src / name).read_text()))
-    for path in (src / "reader.py", src / "_speedups/_readercore_py.py", ROOT / "_speedups/readercore.pyx"):
+    for path in [*(src / "check").glob("*.py"), src / "record/rules.py"]:
+        codes |= set(re.findall(r'\badd\(\s*"([a-z0-9-]+)"', path.read_text()))
+    for path in [*(src / "read").glob("*.py"), src / "_speedups/_readercore_py.py", ROOT / "_speedups/readercore.pyx"]:
         codes |= set(re.findall(r'_warn\(\s*"([a-z0-9-]+)"', path.read_text()))
-    codes |= set(re.findall(r'_report\(\s*"([a-z0-9-]+)"', (src / "records.py").read_text()))
+    for path in (src / "record").glob("*.py"):
+        codes |= set(re.findall(r'_report\(\s*"([a-z0-9-]+)"', path.read_text()))
     codes |= set(re.findall(r'^[A-Z_]+ = "([a-z0-9-]+)"$', (src / "_speedups/_headers_py.py").read_text(), re.MULTILINE))
     return codes
 

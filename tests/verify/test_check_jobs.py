@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from corpus_paths import CORPUS
 
-from warckit.check import check_files, iter_check_files
+from warckit.check.report import check_files, iter_check_files
 from warckit.cli import main
 
 

@@ -10,8 +10,8 @@ import pytest
 
 import warckit
 from warckit import _speedups
-from warckit.check import check_file
-from warckit.verify import verify_digests
+from warckit.check.report import check_file
+from warckit.check.verify import verify_digests
 
 
 def _b32(data: bytes) -> str:

@@ -11,7 +11,7 @@ import pytest
 from corpus_paths import CORPUS
 
 import warckit
-from warckit import verify
+from warckit.check import verify
 from warckit.errors import WarckitError
 
 #: Generated inputs (make_corpus.py mix, megabytes): enough records for every test below.
@@ -78,9 +78,9 @@ def _prefix(src: Path, dest: Path, records: int) -> Path:
 @pytest.mark.parametrize("jobs", [2, 3])
 def test_bench_corpus_prefix_in_pieces(tmp_path: Path, bench: Callable[[str], Path], mix: str, jobs: int) -> None:
     path = _prefix(bench(mix), tmp_path / f"{mix}.warc.gz", RECORDS[mix])
-    from warckit.pieces import split_points
+    from warckit.read.pieces import split_points
 
-    assert len(split_points(str(path), jobs, verify._ALL_TYPES, False, min_size=0)) == jobs - 1
+    assert len(split_points(str(path), jobs, min_size=0)) == jobs - 1
     expected, error = _sequential(path)
     assert error is None and len(expected) == RECORDS[mix]
     got = list(verify.verify_file(path, jobs=jobs, min_split_size=0))
@@ -110,7 +110,7 @@ def test_split_point_out_of_step_falls_back(
 ) -> None:
     path = _prefix(bench("cc"), tmp_path / "cc.warc.gz", 300)
     expected = _sequential(path)
-    from warckit import pieces as split
+    from warckit.read import pieces as split
 
     size = path.stat().st_size
     monkeypatch.setattr(split, "split_points", lambda *a, **k: [(size // 2 - 7, size // 2 - 3)])

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 import warckit
-from warckit.dedup import DedupWriter
 from warckit.errors import UsageError
-from warckit.guided import WarcWriter
+from warckit.tools.dedup import DedupWriter
+from warckit.write.guided import WarcWriter
 
 HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n"
 URL = "http://example.com/"

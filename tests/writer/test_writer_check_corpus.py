@@ -23,7 +23,7 @@ from corpus_readme import ROWS, clean, count_agrees, gzip_members, trailing_byte
 from test_writer_validate import SPEC_FORBIDDEN
 from warc_bytes import members, walk
 
-from warckit.check import check_file
+from warckit.check.report import check_file
 from warckit.cli import main
 
 #: These tests read the shared corpus and its README (CI has them).

@@ -11,9 +11,10 @@ import pytest
 from writer_oracles import fastwarc_block_digests, warcio_check
 
 import warckit
-from warckit import writer as W
 from warckit.errors import UsageError
-from warckit.guided import WarcWriter
+from warckit.write import encode as E
+from warckit.write import writer as W
+from warckit.write.guided import WarcWriter
 
 HEAD = b"WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: 0\r\n\r\n"
 RESP = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"
@@ -85,7 +86,7 @@ def test_sink_encoded_twice_with_other_heads() -> None:
 
 @pytest.mark.parametrize("backend", W.GZIP_BACKENDS)
 def test_large_block_streams_through_the_spool(backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(W, "SPOOL_MEMORY", 50_000)
+    monkeypatch.setattr(E, "SPOOL_MEMORY", 50_000)
     enc = W.RecordEncoder("gzip", backend=backend)
     sink = enc.sink()
     for i in range(0, len(BLOCK), 7_000):
@@ -115,7 +116,7 @@ def test_default_backend_is_the_fastest_installed() -> None:
 @pytest.mark.parametrize("backend", W.GZIP_BACKENDS)
 def test_guided_writer_each_backend_reads_back(tmp_path: Path, backend: str,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(W, "SPOOL_MEMORY", 64_000)  # the last body takes the streaming path
+    monkeypatch.setattr(E, "SPOOL_MEMORY", 64_000)  # the last body takes the streaming path
     bodies = [b"", b"<p>hi</p>", BLOCK[:30_000], BLOCK]
     with WarcWriter(tmp_path, fsync=False, gzip_backend=backend) as w:
         written = []
@@ -143,11 +144,11 @@ def test_fast_base32_matches_base64() -> None:
     import base64
     import os
 
-    from warckit.guided import _b32
+    from warckit.record.digests import b32encode
 
     for n in (5, 20, 40, 60):
         raw = os.urandom(n)
-        assert _b32(raw) == base64.b32encode(raw).decode()
+        assert b32encode(raw) == base64.b32encode(raw).decode()
 
 
 @pytest.mark.parametrize(("algorithm", "encoding"), [
@@ -156,7 +157,7 @@ def test_fast_base32_matches_base64() -> None:
 ])
 def test_digests_as_digester_formats_them(tmp_path: Path, algorithm: str,
                                           encoding: str | None) -> None:
-    from warckit.digests import Digester
+    from warckit.record.digests import Digester
 
     body = BLOCK[:5000]
     with WarcWriter(tmp_path, fsync=False, digest=algorithm, digest_encoding=encoding) as w:

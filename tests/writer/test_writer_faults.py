@@ -13,7 +13,7 @@ import child
 import pytest
 
 import warckit
-from warckit.guided import WarcWriter
+from warckit.write.guided import WarcWriter
 
 HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n"
 
@@ -22,7 +22,7 @@ HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n"
 _DISK_FULL = r"""
 import errno, json, resource, signal
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-from warckit.guided import WarcWriter
+from warckit.write.guided import WarcWriter
 out, compression, threads, limit, torn = sys.argv[1:6]
 if torn == "1":
     def ftruncate(fd, size):

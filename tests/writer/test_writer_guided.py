@@ -12,8 +12,8 @@ from writer_oracles import fastwarc_block_digests, warcio_check
 
 import warckit
 from warckit.errors import ValidationError
-from warckit.guided import HybridPolicy, WarcWriter, WrittenRecord
-from warckit.segments import iter_logical_records, reassemble
+from warckit.read.segments import iter_logical_records, reassemble
+from warckit.write.guided import HybridPolicy, WarcWriter, WrittenRecord
 
 REQ = b"GET /a HTTP/1.1\r\nHost: example.com\r\n\r\n"
 RESP = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 11\r\n\r\n"
@@ -112,7 +112,7 @@ def test_every_type_reads_back_everywhere(tmp_path: Path, version: str) -> None:
     assert [o for _, o, _ in fw] == [r.offset for r in records]
     assert all(ok for _, _, ok in fw)
     # Our own checker is clean too.
-    from warckit.check import check_file
+    from warckit.check.report import check_file
 
     rep = check_file(path)
     assert rep.ok and rep.issues == [], rep.issues
@@ -129,7 +129,7 @@ def test_chunked_payload_digest_conventions(tmp_path: Path) -> None:
     with WarcWriter(legacy_dir, prefix="b", payload_digest="legacy", fsync=False) as w2:
         old = w2.response("https://example.com/c", CHUNKED, CHUNKED_BODY)
     assert old.payload_digest == b32(CHUNKED_BODY)
-    from warckit.check import check_file
+    from warckit.check.report import check_file
 
     assert check_file(w.files[0]).records[1].payload_digest == "warc1.1"
     assert check_file(w2.files[0]).records[1].payload_digest == "legacy"
@@ -213,7 +213,7 @@ def test_segmentation_and_reassembly(tmp_path: Path) -> None:
     http = logical.http()
     assert http is not None and http.status == 200
     assert [lr.type for lr in iter_logical_records(path)] == ["warcinfo", "response", "resource"]
-    from warckit.check import check_file
+    from warckit.check.report import check_file
 
     rep = check_file(path)
     assert rep.ok, rep.issues

@@ -12,8 +12,8 @@ import pytest
 from writer_oracles import warcio_check
 
 import warckit
-from warckit import writer as W
-from warckit.guided import WarcWriter, WrittenRecord
+from warckit.write import writer as W
+from warckit.write.guided import WarcWriter, WrittenRecord
 
 RESP = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"
 REQ = b"GET / HTTP/1.1\r\nHost: example.com\r\n\r\n"

@@ -11,9 +11,9 @@ from pathlib import Path
 import child
 
 import warckit
-from warckit.check import check_file
-from warckit.guided import WarcWriter
-from warckit.rolling import timestamp17
+from warckit.check.report import check_file
+from warckit.write.guided import WarcWriter
+from warckit.write.rolling import timestamp17
 
 HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n"
 
@@ -68,7 +68,7 @@ def test_timestamp17() -> None:
 
 CHILD = r"""
 import time
-from warckit.guided import WarcWriter
+from warckit.write.guided import WarcWriter
 w = WarcWriter({out!r}, prefix="crash")
 for i in range(5):
     r = w.resource("file:///%d" % i, os.urandom(10000) + b"%d" % i, content_type="application/octet-stream")

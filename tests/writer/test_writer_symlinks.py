@@ -14,12 +14,12 @@ import pytest
 from corpus_paths import corpus_path
 
 import warckit
-from warckit import _atomic
 from warckit.cdx.sort import sort_file
 from warckit.cdx.zipnum import write_zipnum
 from warckit.cli import main
-from warckit.convert.recompress import recompress
-from warckit.guided import WarcWriter
+from warckit.io import atomic as _atomic
+from warckit.tools.recompress import recompress
+from warckit.write.guided import WarcWriter
 
 SECRET = b"precious data outside the output directory\n"
 

@@ -14,8 +14,8 @@ import zstandard
 from twins import impl_params
 
 import warckit
-from warckit import writer as _writer
-from warckit.guided import WarcWriter, WrittenRecord
+from warckit.write import writer as _writer
+from warckit.write.guided import WarcWriter, WrittenRecord
 
 HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"
 THREADS = 8

@@ -7,9 +7,9 @@ import io
 import pytest
 
 from warckit.errors import ValidationError
-from warckit.headers import Headers
-from warckit.validate import RECORD_TYPES, forbidden_fields, mandatory_fields, validate_headers
-from warckit.writer import RecordWriter
+from warckit.record.headers import Headers
+from warckit.record.rules import RECORD_TYPES, forbidden_fields, mandatory_fields, validate_headers
+from warckit.write.writer import RecordWriter
 
 RID = "<urn:uuid:12345678-1234-1234-1234-123456789abc>"
 ORIGIN = "<urn:uuid:87654321-1234-1234-1234-123456789abc>"

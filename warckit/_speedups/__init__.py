@@ -2,8 +2,10 @@
 
 Each hot module ``NAME`` has a pure-Python twin ``_NAME_py`` and, when the build
 compiled it, a Cython module ``_NAME_c`` built from ``_speedups/NAME.pyx`` at the
-repository root. :func:`load` picks the compiled one unless ``WARCKIT_NO_EXTENSIONS``
-is set, the interpreter is not CPython, or the import fails.
+repository root. The selector module ``NAME`` (``from warckit._speedups.NAME import
+impl``) picks the compiled one, statically and typed as the pure twin, unless
+``WARCKIT_NO_EXTENSIONS`` is set, the interpreter is not CPython, or the import fails;
+:func:`load` returns the same choice by name.
 
 :data:`IMPLEMENTATION` is ``"c"`` when every module in :data:`MODULES` is compiled,
 else ``"py"``; :func:`implementations` tells module by module, and :func:`status` also
@@ -80,20 +82,25 @@ def _is_built(name: str) -> bool:
     return importlib.util.find_spec(f"warckit._speedups._{name}_c") is not None
 
 
+def fell_back(name: str, exc: ImportError) -> None:
+    """Note that compiled *name* could not be imported; warn if it was built but cannot load."""
+    if name not in _FAILED:
+        _FAILED[name] = exc
+        if _is_built(name):  # built, but it cannot load (a missing library, ...)
+            warnings.warn(
+                f"warckit: the compiled {name} module cannot be loaded ({exc}); "
+                f"its pure-Python twin is used (slower). See `warckit --version`.",
+                PurePythonWarning, stacklevel=3)
+
+
 def load(name: str) -> ModuleType:
-    """Return the implementation of hot module *name* that this process uses."""
-    if not NO_EXTENSIONS:
-        try:
-            return compiled(name)
-        except ImportError as exc:
-            if name not in _FAILED:
-                _FAILED[name] = exc
-                if _is_built(name):  # built, but it cannot load (a missing library, ...)
-                    warnings.warn(
-                        f"warckit: the compiled {name} module cannot be loaded ({exc}); "
-                        f"its pure-Python twin is used (slower). See `warckit --version`.",
-                        PurePythonWarning, stacklevel=2)
-    return pure(name)
+    """Return the implementation of hot module *name* that this process uses.
+
+    The choice is made once, by the selector module ``warckit._speedups.NAME``, whose
+    ``impl`` the library imports statically (typed as the pure twin).
+    """
+    impl: ModuleType = importlib.import_module(f"warckit._speedups.{name}").impl
+    return impl
 
 
 def _build_report() -> dict[str, dict[str, object]]:
@@ -188,5 +195,5 @@ _warn_if_unbuilt_checkout()
 
 __all__ = [
     "IMPLEMENTATION", "MODULES", "NO_EXTENSIONS", "ModuleStatus", "PurePythonWarning",
-    "compiled", "implementations", "load", "pure", "status",
+    "compiled", "fell_back", "implementations", "load", "pure", "status",
 ]

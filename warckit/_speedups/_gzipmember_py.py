@@ -2,7 +2,7 @@
 
 One ``decompressobj`` per member (isal when available, else zlib), inflated in the
 pieces :data:`STEP` describes so that a damaged member gives what the compiled twin
-gives; see :mod:`warckit._compression` for the decoder protocol.
+gives; see :mod:`warckit.io.compression` for the decoder protocol.
 """
 
 from __future__ import annotations

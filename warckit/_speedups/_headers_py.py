@@ -178,7 +178,7 @@ def scan_head(
     """Check a record head like :func:`parse_head` without building its fields.
 
     The reader calls this for every record; the fields themselves are parsed only
-    when a caller looks at them (:class:`warckit.headers.Headers` parses its raw
+    when a caller looks at them (:class:`warckit.record.headers.Headers` parses its raw
     bytes on first use), so iterating over a file costs one pass over each head.
 
     Returns:

@@ -1,4 +1,4 @@
-"""Pure-Python record stepping for :class:`warckit.reader.ArchiveReader` (twin of ``_speedups/readercore.pyx``).
+"""Pure-Python record stepping for :class:`warckit.read.reader.ArchiveReader` (twin of ``_speedups/readercore.pyx``).
 
 :class:`ReaderCore` is the base class of the reader: it owns the decompressed-stream
 buffer and the member-boundary bookkeeping, and does the per-record work that runs
@@ -8,6 +8,11 @@ Everything rare (ARC heads, lenient recovery, damaged trailers, warnings) stays 
 subclass and is called from here as ordinary methods: ``_read_head``, ``_truncated``,
 ``_consume_warc_trailer``, ``_consume_arc_trailer``, ``_warn``, ``_resync``,
 ``_at_eof``, ``_only_space_left`` and ``_report_end``.
+
+The core knows no record class: the subclass gives it ``_record_types`` (WARC-Type ->
+class) and ``_record_class`` (the class for any other type), and each record gets a
+:class:`LengthedBody`, its block as the reader's stream hands it out. Records talk
+to that body, never to the reader.
 """
 
 from __future__ import annotations
@@ -15,17 +20,15 @@ from __future__ import annotations
 import bisect
 import re
 import weakref
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, ClassVar
 
 from ..errors import CompressionError, HeaderParseError, Issue, RecordParseError
-from ..headers import Headers
-from ..records import RECORD_TYPES, WarcRecord, record_class
-from . import load
+from ..record.headers import Headers
+from .headers import impl as _hp
 
-__all__ = ["ReaderCore"]
+__all__ = ["LengthedBody", "ReaderCore"]
 
-_hp = load("headers")
 _unparsed = Headers._unparsed
 
 _LENIENT_HEAD_END = re.compile(rb"\n\r*\n")
@@ -68,6 +71,67 @@ class _Ghost:
 
 
 
+class LengthedBody:
+    """The block of the reader's current record: *Content-Length* bytes of the reader's
+    stream, handed out once, in order, while the reader is still on that record.
+
+    A record holds its body; the body holds the reader. Once the reader has moved on
+    (its generation changed) or the record was dropped, the body is stale: reads
+    return ``None`` and the record raises :class:`~warckit.errors.StaleRecordError`.
+    """
+
+    __slots__ = ("_gen", "_reader")
+
+    #: The bytes go by once: a part not kept cannot be read again.
+    rereadable: ClassVar[bool] = False
+
+    def __init__(self, reader: ReaderCore, gen: int) -> None:
+        self._reader = reader
+        self._gen = gen
+
+    def live(self, record: Any) -> bool:
+        """Whether the reader is still on *record* (its unread bytes can be pulled)."""
+        reader = self._reader
+        ref = reader._current_ref
+        return self._gen == reader._gen and ref is not None and ref() is record
+
+    def read(self, record: Any, pos: int, size: int) -> bytes | None:
+        """The next at most *size* bytes of the block (``b""`` at its end; *pos*, the
+        record's read position, is where the reader is); ``None`` when the body is stale. A file that ends inside the block is the reader's
+        truncation rule (strict: raise; lenient: report and cut the record)."""
+        reader = self._reader
+        ref = reader._current_ref
+        if self._gen != reader._gen or ref is None or ref() is not record:
+            return None
+        return reader._pull_block(record, size)
+
+    def take_whole(self, record: Any) -> bytes | None:
+        """The whole block in one piece when none of it was read and it is all buffered."""
+        if self._gen != self._reader._gen:
+            return None
+        return self._reader._take_whole_block(record)
+
+    def finish(self, record: Any) -> None:
+        """Let the reader read past the block (the record learns its length and trailer)."""
+        if self.live(record):
+            self._reader._finish_current()
+
+    def report(self, record: Any, code: str, message: str) -> None:
+        """Report a recovery on *record* through the reader (``issues`` and ``on_warning``)."""
+        self._reader._warn(code, message, record.offset, record)
+
+    def close(self) -> None:
+        """Close the reader if it exists for this record alone (:func:`read_record_at`)."""
+        reader: Any = self._reader
+        if getattr(reader, "_private", False):
+            reader.close()
+
+    @property
+    def reader(self) -> Any:
+        """The reader the block streams from."""
+        return self._reader
+
+
 class ReaderCore:
     """Buffer, member bookkeeping and the per-record fast path of the reader.
 
@@ -87,7 +151,7 @@ class ReaderCore:
     _bstream: list[int]
     _bfile: list[int]
     _eof: bool
-    _current_ref: weakref.ReferenceType[WarcRecord] | None
+    _current_ref: weakref.ReferenceType[Any] | None
     _cur_info: tuple[int, int, bool, str, int]
     _cur_block_left: int
     _gen: int
@@ -98,9 +162,12 @@ class ReaderCore:
     _done: bool
     #: A decoder error was raised; the next record is looked for past the damage.
     _broken: bool
+    #: WARC-Type (lowercase) -> record class, and the class for any other type.
+    _record_types: dict[str, Any]
+    _record_class: Callable[[str], Any]
 
     # Provided by the subclass (rare paths).
-    def _read_head(self) -> WarcRecord | None:
+    def _read_head(self) -> Any:
         raise NotImplementedError
 
     def _truncated(self, record: Any) -> None:
@@ -136,10 +203,10 @@ class ReaderCore:
     def _resume(self) -> bool:
         raise NotImplementedError
 
-    def __iter__(self) -> Iterator[WarcRecord]:
+    def __iter__(self) -> Iterator[Any]:
         return self
 
-    def __next__(self) -> WarcRecord:
+    def __next__(self) -> Any:
         record = self._next_record()
         if record is None:
             raise StopIteration
@@ -195,11 +262,7 @@ class ReaderCore:
 
     # -- block access for records ----------------------------------------------------------
 
-    def _is_current(self, record: WarcRecord) -> bool:
-        ref = self._current_ref
-        return record._reader is self and record._gen == self._gen and ref is not None and ref() is record
-
-    def _pull_block(self, record: WarcRecord, size: int) -> bytes:
+    def _pull_block(self, record: Any, size: int) -> bytes:
         left = self._cur_block_left
         if left <= 0:
             return b""
@@ -216,12 +279,13 @@ class ReaderCore:
             return self._buf
         return self._buf[pos : pos + take]
 
-    def _take_whole_block(self, record: WarcRecord) -> bytes | None:
+    def _take_whole_block(self, record: Any) -> bytes | None:
         """The whole block of the current *record*, taken from the buffer in one piece
         when it is all there and none of it has been pulled; ``None`` otherwise."""
         ref = self._current_ref
         left = self._cur_block_left
-        if ref is None or ref() is not record or left != record._content_length:
+        size: int = record._content_length
+        if ref is None or ref() is not record or left != size:
             return None
         pos = self._pos
         if left > len(self._buf) - pos:
@@ -230,7 +294,7 @@ class ReaderCore:
         self._cur_block_left = 0
         return self._buf[pos : pos + left]
 
-    def _skip_block(self, record: WarcRecord) -> None:
+    def _skip_block(self, record: Any) -> None:
         left = self._cur_block_left
         skip = self._dec_skip
         while left:
@@ -303,7 +367,7 @@ class ReaderCore:
         self._gen += 1
         self._current_ref = None
 
-    def _next_record(self) -> WarcRecord | None:
+    def _next_record(self) -> Any:
         while True:
             if self._broken:
                 # A decoder error was raised: go on at the next member that starts a record.
@@ -336,7 +400,7 @@ class ReaderCore:
                 continue  # _finish_current skips the block without parsing it
             return record
 
-    def _read_warc_head(self) -> WarcRecord | None:
+    def _read_warc_head(self) -> Any:
         if len(self._buf) - self._pos < 5:
             self._ensure(5)  # the version line may straddle two decoder pieces
         buf, pos = self._buf, self._pos
@@ -422,9 +486,9 @@ class ReaderCore:
         fields_end = head_end - 2 if buf[head_end - 2] == 13 else head_end - 1
         headers = _unparsed(buf[fields_start:fields_end], lenient)
         self._pos = head_end
-        cls = RECORD_TYPES.get(wtype) if wtype is not None else None
+        cls = self._record_types.get(wtype) if wtype is not None else None
         if cls is None:
-            cls = record_class(wtype or "")
+            cls = self._record_class(wtype or "")
         cl_msg = None
         if cl_text is not None and not cl_text.isdigit():
             cl_text = cl_text.strip(" \t")
@@ -441,8 +505,7 @@ class ReaderCore:
         # (_set_current, inlined: the record is made current as it is made)
         record = cls._from_reader(
             version, headers, raw_head, offset, start, self.name, lenient, aligned, cl,
-            self,  # type: ignore[arg-type]  # (self is the ArchiveReader)
-            self._gen,
+            LengthedBody(self, self._gen),
         )
         if version_msg is not None:
             self._warn("bad-version", version_msg, offset, record)

@@ -1,6 +1,6 @@
 """Pure-Python digest check of a buffered record (the twin of ``_speedups/verifyfast.pyx``).
 
-:func:`scan_record` is the fast path of :func:`warckit.verify.verify_digests` for the
+:func:`scan_record` is the fast path of :func:`warckit.check.verify.verify_digests` for the
 common record: its WARC fields, HTTP head and chunked coding (if any) are plain, and
 its digests are ``sha1`` in base32. It gives the same verdicts as the streaming path
 or, for anything unusual, ``None``, and the caller takes the streaming path, which

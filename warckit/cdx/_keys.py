@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote_plus, urlencode
 
-from .._speedups import load as _load_speedup
+from .._speedups.surt import impl as _surt
 from ..errors import WarckitError
 
 __all__ = [
@@ -28,7 +28,7 @@ __all__ = [
     "new_style_key",
 ]
 
-_surt_key: Callable[..., str] = _load_speedup("surt").surt_key
+_surt_key = _surt.surt_key
 
 _url_surt: Callable[..., str] | None
 _surt_to_unicode: Callable[[str], str] | None

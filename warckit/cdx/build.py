@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, Any
 
 from ..errors import Issue
-from ..pieces import Forked
+from ..read.pieces import Forked
 from .formats import header_line
-from .indexer import IndexOptions, index_file, index_range
+from .indexer import IndexOptions, index_file, index_range, split_points
 from .sort import DEFAULT_MAX_MEMORY, external_sort
 
 __all__ = ["write_index"]
@@ -96,18 +96,12 @@ def _tasks(paths: Sequence[str], options: IndexOptions, jobs: int) -> list[tuple
     """``(path, read_from, start, end)`` pieces: large gzip-per-record files are cut."""
     if jobs <= 1 or options.lenient or len(paths) >= 4 * jobs:
         return [(p, 0, 0, None) for p in paths]
-    from ..pieces import split_points
-
-    read_types = set(options.types)
-    if options.post_append:
-        read_types.add("request")
-    frozen = frozenset(read_types)
     # One file: cut it in *jobs* pieces; several: only the large ones, in two.
     parts = jobs if len(paths) == 1 else min(jobs, 2)
     tasks: list[tuple[str, int, int, int | None]] = []
     for path in paths:
         read_from = start = 0
-        for before, at in split_points(path, parts, frozen, options.skips_warc_fields):
+        for before, at in split_points(path, parts, options):
             tasks.append((path, read_from, start, at))
             read_from, start = before, at
         tasks.append((path, read_from, start, None))
@@ -150,7 +144,7 @@ def _forked(tasks: Sequence[tuple[str, int, int, int | None]], options: IndexOpt
     """Index the pieces in forked children, the last one in this process.
 
     Cheaper to start than a process pool (no multiprocessing import, no pool threads):
-    each child (:class:`~warckit.pieces.Forked`) writes its piece to a temporary file and
+    each child (:class:`~warckit.read.pieces.Forked`) writes its piece to a temporary file and
     reports the file's name, line count and stop offsets; a child that fails reports nothing.
     """
     children = [Forked(_index_to_file, p, options, tmpdir, r, a, b) for p, r, a, b in tasks[:-1]]
@@ -278,7 +272,7 @@ def write_index(
         sort: Sort the output bytewise (bounded-memory external sort).
         jobs: Worker processes. With more than one, files are indexed at once and a
             large gzip-per-record file is cut at record boundaries into pieces indexed in
-            parallel (see :mod:`warckit.pieces`); the output is the same.
+            parallel (see :mod:`warckit.read.pieces`); the output is the same.
         header: Write the format's header / legend line first (none for CDXJ); the
             new-style header says ``sorted`` or ``unsorted``.
         max_memory: Memory budget of the sort.

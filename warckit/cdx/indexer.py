@@ -1,10 +1,11 @@
-"""Records → index lines: one :class:`Capture` per indexed record, formatted per output format.
+"""Records → index lines: which records are indexed, read once front to back.
 
 The indexer reads each file once, front to back. A record's entry is emitted when the
 *next* record arrives (or at the end of the file), when its length in the file is known
-without spooling its body. A ``request`` record with a POST/PUT body is paired with the
-adjacent ``response`` it is concurrent to, and both get the body appended to their key
-the way pywb does (SPEC-DIGEST §3.2), so POST captures can be looked up.
+without spooling its body. Each indexed record becomes a :class:`~warckit.cdx.capture.Capture`
+(:mod:`warckit.cdx.capture`); a POST/PUT ``request`` and the adjacent ``response`` it is
+concurrent to get the request body appended to their key (:mod:`warckit.cdx.pairing`);
+captures become lines in :mod:`warckit.cdx.lines`.
 
 Output formats: ``cdx`` (new-style CDX, see :mod:`warckit.cdx.formats`), ``cdxj`` (pywb /
 cdxj-indexer CDXJ), ``cdx11`` and ``cdx9`` (classic CDX with legend). The pywb formats follow
@@ -14,21 +15,21 @@ resource/metadata records are skipped) and its payload digest for records that l
 
 from __future__ import annotations
 
-import base64
-import json
 import os
 from collections.abc import Callable, Collection, Iterable, Iterator
-from dataclasses import dataclass, field
-from typing import IO, Any
+from dataclasses import dataclass
+from typing import Any
 
-from .. import reader as _reader
-from .._speedups import load as _load_speedup
-from ..digests import normalize_algorithm
 from ..errors import Issue, UsageError
-from ..records import WarcRecord
+from ..io.sources import InputLike
+from ..read import pieces as _pieces
+from ..read import reader as _reader
+from ..record.records import WarcRecord
 from . import _keys
-from ._timestamps import to_14_digits, utc_w3c
-from .formats import FORMATS, CdxEntry, FormatName, _dumps, header_line
+from .capture import Capture, extract, finish
+from .formats import FORMATS, FormatName
+from .lines import capture_line, header_for, new_style_entry
+from .pairing import PostBody, is_post_or_put, pair_post, post_body
 
 __all__ = [
     "ALL_TYPES",
@@ -36,9 +37,13 @@ __all__ = [
     "Capture",
     "IndexOptions",
     "capture_line",
+    "header_for",
     "index",
     "index_file",
+    "index_range",
     "iter_captures",
+    "new_style_entry",
+    "split_points",
 ]
 
 #: Record types indexed by default.
@@ -49,8 +54,6 @@ ALL_TYPES: frozenset[str] = frozenset(
 )
 
 _PYWB_FORMATS = frozenset({"cdxj", "cdx11", "cdx9"})
-_DIGEST_TYPES = frozenset({"response", "resource", "revisit"})
-_MAX_BODY = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,257 +95,31 @@ class IndexOptions:
             return self.format in _PYWB_FORMATS
         return self.skip_warc_fields
 
+    @property
+    def read_types(self) -> frozenset[str]:
+        """The record types read: :attr:`types`, and ``request`` for POST pairing.
 
-@dataclass(slots=True)
-class Capture:
-    """Everything the index formats need to know about one record.
+        >>> sorted(IndexOptions(types={"response"}).read_types)
+        ['request', 'response']
+        >>> sorted(IndexOptions(types={"response"}, post_append=False).read_types)
+        ['response']
+        """
+        if self.post_append:
+            return self.types | {"request"}
+        return self.types
 
-    Attributes:
-        url: WARC-Target-URI (ARC: the URL of the header line), ``""`` if none.
-        type: WARC record type (ARC records: the WARC equivalent).
-        is_arc: Whether the record comes from an ARC file.
-        date: WARC-Date as written (ARC: converted to W3C form), ``""`` if none.
-        filename: The file name written into the index.
-        offset: Offset of the record in the file.
-        length: Bytes the record occupies in the file (``None`` if not member-aligned).
-        record_id: WARC-Record-ID without angle brackets.
-        payload_digest: WARC-Payload-Digest as written.
-        block_digest: WARC-Block-Digest as written.
-        computed_digest: ``sha1:…`` of the payload, computed for pywb formats when the
-            record has no payload digest (as cdxj-indexer does).
-        status: HTTP status code text.
-        http_content_type: Content-Type of the HTTP head.
-        content_type: Content-Type of the record.
-        payload_length: Bytes of payload (block minus HTTP head).
-        profile: Revisit profile name.
-        refers_to: WARC-Refers-To without brackets.
-        refers_to_uri: WARC-Refers-To-Target-URI.
-        refers_to_date: WARC-Refers-To-Date.
-        concurrent_to: WARC-Concurrent-To values without brackets.
-        method: HTTP method of a POST/PUT capture (or of a request record).
-        request_body: The request body as a query (POST/PUT captures).
-        key_suffix: Text appended to the URL before the key is made (``?__wb_method=POST…``).
-        truncated: WARC-Truncated.
-        has_http: Whether the block is (or starts with) a parsed HTTP head.
-        stored_length: The length pywb formats record: as :attr:`length` for compressed
-            files; for uncompressed files warcio's convention, head plus block without the
-            record trailer.
-    """
-
-    url: str
-    type: str
-    is_arc: bool
-    date: str
-    filename: str
-    offset: int
-    length: int | None = None
-    record_id: str | None = None
-    payload_digest: str | None = None
-    block_digest: str | None = None
-    computed_digest: str | None = None
-    status: str | None = None
-    http_content_type: str | None = None
-    content_type: str | None = None
-    payload_length: int | None = None
-    profile: str | None = None
-    refers_to: str | None = None
-    refers_to_uri: str | None = None
-    refers_to_date: str | None = None
-    concurrent_to: tuple[str, ...] = field(default_factory=tuple)
-    method: str | None = None
-    request_body: str | None = None
-    key_suffix: str = ""
-    truncated: str | None = None
-    stored_length: int | None = None
-    has_http: bool = False
-
-
-def _unbracket(value: str | None) -> str | None:
-    if value and value[0] == "<" and value[-1] == ">":
-        return value[1:-1]
-    return value
-
-
-def _sha1_payload(record: WarcRecord) -> str:
-    import hashlib  # (only pywb formats compute digests; keeps start-up quick)
-
-    hasher = hashlib.sha1()
-    stream = record.payload_stream()
-    while True:
-        chunk = stream.read(1 << 16)
-        if not chunk:
-            break
-        hasher.update(chunk)
-    return "sha1:" + base64.b32encode(hasher.digest()).decode("ascii")
-
-
-def _request_body(record: WarcRecord) -> bytes:
-    http = record.http
-    limit = 8192
-    if http is not None:
-        text = http.headers.first("Content-Length")
-        if text is not None:
-            try:
-                limit = min(max(int(text.strip()), 0), _MAX_BODY)
-            except ValueError:
-                limit = 0
-    return record.content_stream().read(limit) or b""
-
-
-def _field_map(record: WarcRecord) -> tuple[dict[str, str], list[str]]:
-    """First value of every WARC header field by lowercased name, and every
-    WARC-Concurrent-To value (one pass over the head)."""
-    return record.headers._first_values()
-
-
-def _has_http(h: dict[str, str], rtype: str, size: int) -> bool:
-    """:attr:`WarcRecord.has_http` from the field map (no header index built)."""
-    if (h.get("content-type") or "").lower().startswith("application/http"):
-        return True
-    if rtype in ("response", "request", "revisit"):
-        uri = h.get("warc-target-uri")
-        if uri is None:
-            return False
-        uri = uri.strip()
-        if len(uri) >= 2 and uri[0] == "<" and uri[-1] == ">":
-            uri = uri[1:-1]
-        return uri.lower().startswith(("http:", "https:")) and size > 0
-    return False
-
-
-def _capture(record: WarcRecord, filename: str, compute_digest: bool) -> Capture:
-    """Build the capture of *record* while it is the reader's current record."""
-    rtype = record.type
-    is_arc = record.format == "arc"
-    if is_arc:
-        cap = Capture(record.target_uri or "", rtype, True, record.date_string or "", filename, record.offset)
-        cap.content_type = record.content_type
-    else:
-        h, concurrent = _field_map(record)
-        url = h.get("warc-target-uri", "")
-        if url[:1] == "<" and url[-1:] == ">":
-            url = url[1:-1]
-        cap = Capture(url, rtype, False, h.get("warc-date", ""), filename, record.offset)
-        cap.record_id = _unbracket(h.get("warc-record-id"))
-        cap.payload_digest = h.get("warc-payload-digest")
-        cap.block_digest = h.get("warc-block-digest")
-        cap.content_type = h.get("content-type")
-        if "warc-concurrent-to" in h:
-            cap.concurrent_to = tuple(v for v in (_unbracket(c) for c in concurrent) if v)
-        cap.truncated = h.get("warc-truncated")
-        if rtype == "revisit":
-            cap.profile = record.profile_name  # type: ignore[attr-defined]
-            cap.refers_to = _unbracket(h.get("warc-refers-to"))
-            cap.refers_to_uri = _unbracket(h.get("warc-refers-to-target-uri"))
-            cap.refers_to_date = h.get("warc-refers-to-date")
-        elif rtype in ("metadata", "conversion"):
-            cap.refers_to = _unbracket(h.get("warc-refers-to"))
-    size = record.content_length
-    if rtype in ("response", "revisit", "request") and not is_arc:
-        fast = _http_fast(record, size, _has_http(h, rtype, size))
-        if fast is not None:
-            if fast:
-                status, method, ctype, head_len = fast
-                cap.has_http = True
-                cap.http_content_type = ctype
-                cap.status = status
-                cap.payload_length = max(size - head_len, 0)
-                if rtype == "request":
-                    cap.method = method
-            else:
-                cap.payload_length = size
-            if compute_digest and cap.payload_digest is None and rtype not in ("warcinfo", "revisit"):
-                cap.computed_digest = _sha1_payload(record)
-            return cap
-    http = record.http if rtype in ("response", "revisit", "request") else None
-    if http is not None:
-        cap.has_http = True
-        for name, value in http.headers.fields:  # cheaper than building the name index
-            if len(name) == 12 and name.lower() == "content-type":
-                cap.http_content_type = value
-                break
-        if http.status is not None:
-            cap.status = str(http.status)
-        cap.payload_length = max(size - len(http.raw), 0)
-        if rtype == "request":
-            cap.method = http.method
-    else:
-        cap.payload_length = size
-    if compute_digest and cap.payload_digest is None and rtype not in ("warcinfo", "revisit"):
-        cap.computed_digest = _sha1_payload(record)
-    return cap
-
-
-_FAST_HEAD = 16384  # what WarcRecord.http retains first
-_clean_http_head = _load_speedup("headers").clean_http_head
-
-
-def _http_fast(
-    record: WarcRecord, size: int, has_http: bool
-) -> tuple[str | None, str | None, str | None, int] | tuple[()] | None:
-    """Status, method, Content-Type and head length of a clean HTTP head, without parsing it.
-
-    ``()`` when the block is not HTTP, ``None`` when the full parser must decide. Reads
-    the same retained prefix :attr:`WarcRecord.http` would, so the parser can still run.
-    """
-    if not has_http:
-        return ()
-    if size <= 0:
-        return None
-    buf = record.peek_block(_FAST_HEAD)
-    end = buf.find(b"\r\n\r\n")
-    if end < 0:
-        return None
-    end += 4
-    # A clean head (status or request line, token:value lines, CRLF line ends): anything
-    # else (folded or bare-LF lines, malformed names, odd start lines) takes the full
-    # parser, so the fast path never accepts what the parser would reject or read differently.
-    clean = _clean_http_head(buf, end)
-    if clean is None:
-        return None
-    status, method, ctype = clean
-    return status, method, ctype, end
-
-
-def _is_post_or_put(record: WarcRecord) -> bool:
-    """Whether a request record carries a POST or PUT."""
-    if record.format != "arc":
-        # Most requests are GETs: their method is settled by the first bytes, without
-        # reading the WARC or HTTP head (a malformed GET head is not parsed here, so it
-        # is not reported when requests are not indexed).
-        if record.peek_block(8).startswith((b"GET ", b"HEAD ")):
-            return False
-        h, _ = _field_map(record)
-        size = record.content_length
-        fast = _http_fast(record, size, _has_http(h, "request", size))
-        if fast is not None:
-            if len(fast) == 0:
-                return False
-            return (fast[1] or "").upper() in ("POST", "PUT")
-    http = record.http
-    return http is not None and (http.method or "").upper() in ("POST", "PUT")
-
-
-def _pair(first: Capture, second: Capture) -> tuple[Capture, Capture] | None:
-    """``(request, response)`` when two adjacent captures are a request/response pair."""
-    if first.url != second.url:
-        return None
-    if first.type == "request" and second.type == "response":
-        req, resp = first, second
-    elif first.type == "response" and second.type == "request":
-        req, resp = second, first
-    else:
-        return None
-    if not (
-        (first.record_id is not None and first.record_id in second.concurrent_to)
-        or (second.record_id is not None and second.record_id in first.concurrent_to)
-    ):
-        return None
-    return req, resp
+    def skips(self, record: WarcRecord) -> bool:
+        """Whether a record of a read type is passed over as if it were not there
+        (cdxj-indexer's ``application/warc-fields`` rule)."""
+        return (
+            self.skips_warc_fields
+            and record.type in ("resource", "metadata")
+            and record.content_type == "application/warc-fields"
+        )
 
 
 def iter_captures(
-    source: str | os.PathLike[str] | IO[bytes],
+    source: InputLike,
     options: IndexOptions | None = None,
     *,
     on_warning: Callable[[Issue], None] | None = None,
@@ -350,7 +127,8 @@ def iter_captures(
     """Yield the captures of one WARC/ARC file, in file order.
 
     Args:
-        source: Path or binary file object.
+        source: A path, ``"-"`` (standard input) or a binary file object (see
+            :func:`warckit.io.sources.open_source`, which the reader opens it with).
         options: What to index; see :class:`IndexOptions`.
         on_warning: Receives every recovery made in lenient mode.
 
@@ -360,8 +138,33 @@ def iter_captures(
     return _iter_range(source, options or IndexOptions(), on_warning, 0, 0, None, None)
 
 
+def split_points(path: str, parts: int, options: IndexOptions, *, min_size: int | None = None) -> list[tuple[int, int]]:
+    """Where to cut *path* into up to *parts* pieces indexed apart (see :func:`index_range`).
+
+    A split point ``(before, at)`` needs a record at *before* that the indexer reads and
+    does not skip, so that it is the pending capture when the record at *at* arrives.
+    ``[]``: index the file in one piece.
+    """
+    read_types = options.read_types
+
+    def starts_piece(record: WarcRecord) -> bool:
+        return record.type in read_types and not options.skips(record)
+
+    return _pieces.split_points(path, parts, starts_piece, min_size=min_size)
+
+
+def _filename(source: InputLike, opts: IndexOptions) -> str:
+    if opts.filename is not None:
+        filename = opts.filename
+    elif isinstance(source, (str, os.PathLike)):
+        filename = os.path.basename(os.fspath(source))
+    else:
+        filename = os.path.basename(str(getattr(source, "name", "-")))
+    return _keys.escape_field(filename)
+
+
 def _iter_range(
-    source: str | os.PathLike[str] | IO[bytes],
+    source: InputLike,
     opts: IndexOptions,
     on_warning: Callable[[Issue], None] | None,
     start: int,
@@ -373,31 +176,25 @@ def _iter_range(
 
     Reading starts at record offset *start* (``<= emit_from``): the records before
     *emit_from* only give the first ones their request/response pairing (see
-    :mod:`warckit.pieces`). The first record at or past *end* is read to settle the
+    :func:`split_points`). The first record at or past *end* is read to settle the
     pairing of the last one. The offsets of the last record before *end* and of the first
     one at or past it are appended to *stopped_at* (nothing if the file ends first).
     """
-    if opts.filename is not None:
-        filename = opts.filename
-    elif isinstance(source, (str, os.PathLike)):
-        filename = os.path.basename(os.fspath(source))
-    else:
-        filename = os.path.basename(str(getattr(source, "name", "-")))
-    filename = _keys.escape_field(filename)
+    filename = _filename(source, opts)
     wanted = opts.types
-    read_types = set(wanted)
-    if opts.post_append:
-        read_types.add("request")
+    post_append = opts.post_append
     compute_digest = opts.format in _PYWB_FORMATS
     skip_fields = opts.skips_warc_fields
-    kwargs: dict[str, Any] = {"lenient": opts.lenient, "types": read_types}
+    kwargs: dict[str, Any] = {"lenient": opts.lenient, "types": set(opts.read_types)}
     if start:
         kwargs["offset"] = start
     if on_warning is not None:
         kwargs["on_warning"] = on_warning
+    # The capture before the current record: emitted once the current one has been
+    # paired with it (or has broken the adjacency).
     pending: Capture | None = None
     pending_rec: WarcRecord | None = None
-    pending_body: tuple[str, bytes | None, str | None] | None = None
+    pending_body: PostBody | None = None
     last = -1  # offset of the last record read before *end*
     with _reader.open_archive(source, **kwargs) as reader:
         plain = reader.compression == "none"
@@ -412,39 +209,25 @@ def _iter_range(
                     stopped_at = None
             else:
                 last = offset
-            rtype = record.type
-            if (
-                skip_fields
-                and rtype in ("resource", "metadata")
-                and record.content_type == "application/warc-fields"
-            ):
+            if skip_fields and opts.skips(record):
                 continue
-            if rtype == "request" and rtype not in wanted and not _is_post_or_put(record):
+            rtype = record.type
+            if rtype == "request" and rtype not in wanted and not is_post_or_put(record):
                 # Only POST/PUT requests matter when requests are not indexed; a GET
                 # breaks the adjacency of a pending pair just like any other record.
                 if pending is not None and pending_rec is not None:
-                    _finish(pending, pending_rec, plain)
+                    finish(pending, pending_rec, plain)
                     if pending.type in wanted and pending.offset >= emit_from:
                         yield pending
                 pending = pending_rec = pending_body = None
                 if final:
                     break
                 continue
-            cap = _capture(record, filename, compute_digest)
-            body: tuple[str, bytes | None, str | None] | None = None
-            if opts.post_append and rtype == "request" and cap.method is not None:
-                method = cap.method.upper()
-                if method in ("POST", "PUT"):
-                    http = record.http
-                    ctype = http.headers.first("Content-Type") if http is not None else None
-                    body = (method, _request_body(record), ctype)
+            cap = extract(record, filename, compute_digest)
+            body = post_body(record, cap) if post_append else None
             if pending is not None and pending_rec is not None:
-                _finish(pending, pending_rec, plain)
-                pair = _pair(pending, cap)
-                if pair is not None:
-                    req_body = pending_body if pending.type == "request" else body
-                    if req_body is not None:
-                        _apply_post(pair[0], pair[1], req_body)
+                finish(pending, pending_rec, plain)
+                pair_post(pending, pending_body, cap, body)
                 if pending.type in wanted and pending.offset >= emit_from:
                     yield pending
             if final:
@@ -452,207 +235,13 @@ def _iter_range(
                 break
             pending, pending_rec, pending_body = cap, record, body
         if pending is not None and pending_rec is not None:
-            _finish(pending, pending_rec, plain)
+            finish(pending, pending_rec, plain)
             if pending.type in wanted and pending.offset >= emit_from:
                 yield pending
 
 
-def _finish(cap: Capture, record: WarcRecord, plain: bool) -> None:
-    """Fill in the lengths once the reader has moved past *record*."""
-    cap.length = record.length
-    if plain and cap.length is not None:
-        cap.stored_length = min(len(record.raw_head) + record.content_length, cap.length)
-    else:
-        cap.stored_length = cap.length
-
-
-def _apply_post(req: Capture, resp: Capture, body: tuple[str, bytes | None, str | None]) -> None:
-    method, data, ctype = body
-    query, suffix = _keys.method_query(method, req.url, ctype, data)
-    for cap in (req, resp):
-        cap.method = method
-        cap.request_body = query
-        cap.key_suffix = suffix
-
-
-# -- formatting ------------------------------------------------------------------------
-
-
-def _pywb_mime(cap: Capture) -> str | None:
-    if cap.type == "revisit":
-        return "warc/revisit"
-    if cap.is_arc and cap.type != "response":
-        return None  # warcio's arc2warc: a non-HTTP ARC record has no media type
-    value = cap.http_content_type if cap.type in ("response", "request") else cap.content_type
-    if not value:
-        return None
-    head = value.split(";", 1)[0]
-    for i, ch in enumerate(head):
-        if ch.isspace():
-            head = head[:i]
-            break
-    return head.strip()
-
-
-def _pywb_digest(cap: Capture) -> str | None:
-    return cap.payload_digest if cap.payload_digest is not None else cap.computed_digest
-
-
-def _ts14(cap: Capture) -> str:
-    try:
-        return to_14_digits(cap.date)
-    except ValueError:
-        return "-"
-
-
-def _w3c(cap: Capture) -> str:
-    try:
-        return utc_w3c(cap.date)
-    except ValueError:
-        return "-"
-
-
-def _new_style_digest(cap: Capture) -> str:
-    value = cap.payload_digest if cap.type in _DIGEST_TYPES else None
-    if value is None:
-        value = cap.block_digest
-    if not value:
-        return "-"
-    if value[:5] == "sha1:" and value[5:].isalnum() and value.isascii():
-        return value  # the common case: already canonical, nothing to escape
-    label, sep, rest = value.strip().partition(":")
-    if not sep:
-        return _keys.escape_field(value.strip())
-    return _keys.escape_field(f"{normalize_algorithm(label)}:{rest.strip()}")
-
-
-def _new_style_extra(cap: Capture) -> dict[str, Any]:
-    extra: dict[str, Any] = {}
-    if cap.length is not None:
-        extra["length"] = cap.length
-    if cap.record_id:
-        extra["id"] = cap.record_id
-    if cap.status is not None:
-        try:
-            extra["status"] = int(cap.status)
-        except ValueError:
-            extra["status"] = cap.status
-    if cap.has_http:
-        mime = cap.http_content_type
-    else:
-        mime = cap.content_type if cap.type != "revisit" else None
-    if mime:
-        mime = mime.split(";", 1)[0].strip().lower()
-        if mime:
-            extra["mime"] = mime
-    if cap.payload_length is not None and cap.type in ("response", "resource", "revisit", "request"):
-        extra["payload_length"] = cap.payload_length
-    if cap.type == "revisit":
-        if cap.profile:
-            extra["profile"] = cap.profile
-        if cap.refers_to_uri:
-            extra["refers_to_uri"] = cap.refers_to_uri
-        if cap.refers_to_date:
-            extra["refers_to_date"] = cap.refers_to_date
-    if cap.refers_to:
-        extra["refers_to"] = cap.refers_to
-    if cap.concurrent_to and cap.type in ("metadata", "conversion", "request", "resource"):
-        extra["concurrent_to"] = list(cap.concurrent_to)
-    if cap.method is not None and (cap.type == "request" or cap.key_suffix):
-        extra["method"] = cap.method
-    if cap.key_suffix and cap.request_body:
-        extra["request_body"] = cap.request_body
-    if cap.truncated:
-        extra["truncated"] = cap.truncated
-    return extra
-
-
-def new_style_entry(cap: Capture, *, unicode_host: bool = False) -> CdxEntry:
-    """The new-style CDX entry of a capture."""
-    return CdxEntry.build(*_new_style_values(cap, unicode_host))
-
-
-def _new_style_values(
-    cap: Capture, unicode_host: bool
-) -> tuple[str, str, str, str, str, str, int, dict[str, Any]]:
-    url = cap.url
-    key = _keys.new_style_key(url + cap.key_suffix, unicode_host=unicode_host) if url else "-"
-    rtype = ("arc-" + cap.type) if cap.is_arc else cap.type
-    return (
-        key,
-        _w3c(cap),
-        _keys.escape_field(url) if url else "-",
-        _new_style_digest(cap),
-        rtype,
-        cap.filename,
-        cap.offset,
-        _new_style_extra(cap),
-    )
-
-
-def _new_style_line(cap: Capture, unicode_host: bool) -> str:
-    """``new_style_entry(cap).format()`` without building the entry."""
-    key, ts, url, digest, rtype, filename, offset, extra = _new_style_values(cap, unicode_host)
-    return f"{key} {ts} {url} {digest} {rtype} {filename} {offset} {_dumps(extra)}"
-
-
-def _cdxj_line(cap: Capture) -> str:
-    fields: dict[str, str] = {}
-    if cap.url:
-        fields["url"] = _keys.escape_field(cap.url)
-    mime = _pywb_mime(cap)
-    if mime is not None:
-        fields["mime"] = mime
-    if cap.status is not None and cap.type in ("response", "revisit"):
-        fields["status"] = cap.status
-    digest = _pywb_digest(cap)
-    if digest is not None:
-        fields["digest"] = digest
-    if cap.stored_length is not None:
-        fields["length"] = str(cap.stored_length)
-    fields["offset"] = str(cap.offset)
-    fields["filename"] = cap.filename
-    if cap.key_suffix:
-        fields["requestBody"] = cap.request_body or ""
-        if cap.method is not None:
-            fields["method"] = cap.method
-    key = _keys.cdx_key(cap.url + cap.key_suffix) if cap.url else "-"
-    return f"{key} {_ts14(cap)} {json.dumps(fields)}"
-
-
-def _classic_line(cap: Capture, eleven: bool) -> str:
-    key = _keys.cdx_key(cap.url + cap.key_suffix) if cap.url else "-"
-    mime = _pywb_mime(cap)
-    status = cap.status if cap.status is not None and cap.type in ("response", "revisit") else None
-    digest = _pywb_digest(cap)
-    if digest is not None:
-        digest = digest.split(":")[-1]
-    values = [
-        key,
-        _ts14(cap),
-        _keys.escape_field(cap.url) if cap.url else "-",
-        _keys.escape_field(mime) if mime else "-",
-        status or "-",
-        _keys.escape_field(digest) if digest else "-",
-        "-",
-    ]
-    if eleven:
-        values += ["-", str(cap.stored_length) if cap.stored_length is not None else "-"]
-    values += [str(cap.offset), cap.filename]
-    return " ".join(values)
-
-
-def capture_line(cap: Capture, fmt: FormatName, *, unicode_host: bool = False) -> str:
-    """Format a capture as one index line of *fmt* (no newline)."""
-    if fmt == "cdx":
-        return _new_style_line(cap, unicode_host)
-    if fmt == "cdxj":
-        return _cdxj_line(cap)
-    return _classic_line(cap, fmt == "cdx11")
-
-
 def index_file(
-    source: str | os.PathLike[str] | IO[bytes],
+    source: InputLike,
     options: IndexOptions | None = None,
     *,
     on_warning: Callable[[Issue], None] | None = None,
@@ -662,7 +251,7 @@ def index_file(
 
 
 def index_range(
-    source: str | os.PathLike[str] | IO[bytes],
+    source: InputLike,
     options: IndexOptions,
     start: int = 0,
     end: int | None = None,
@@ -674,7 +263,7 @@ def index_range(
     """:func:`index_file` restricted to the records that start in ``[start, end)``.
 
     ``(read_from, start)`` must be a split point from
-    :func:`warckit.pieces.split_points` (*read_from*: the record before *start*), or
+    :func:`split_points` (*read_from*: the record before *start*), or
     ``start=0``. The offsets of the last record before *end* and of the first one at or
     past it are appended to *stopped_at* (nothing if the file ends first).
     """
@@ -714,14 +303,3 @@ def index(
             lenient=lenient,
         )
         yield from index_file(path, opts, on_warning=on_warning)
-
-
-def header_for(fmt: FormatName) -> str | None:
-    """The header / legend line of *fmt* (``None`` for CDXJ).
-
-    >>> header_for("cdx11")
-    ' CDX N b a m s k r M S V g'
-    >>> header_for("cdxj") is None
-    True
-    """
-    return header_line(fmt)

@@ -257,7 +257,7 @@ def sort_file(
     unique: bool = False,
 ) -> int:
     """Sort one index file into *out_path* (may be the same path)."""
-    from .._atomic import replacing
+    from ..io.atomic import replacing
 
     with replacing(out_path, ".sorting") as out:
         count = merge_files([path], out, presorted=False, max_memory=max_memory, unique=unique)

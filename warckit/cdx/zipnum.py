@@ -21,8 +21,8 @@ import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from .._atomic import replacing
 from ..errors import ParseError
+from ..io.atomic import replacing
 from ._bisect import bisect_left_line, line_number, previous_line_start
 from .sort import is_header
 

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from typing import Any, NoReturn
 
 from ..errors import Issue, ParseError, UnsortedIndexError, UsageError
-from ..records import RECORD_TYPES
+from ..record.records import RECORD_TYPES
 
 __all__ = [
     "ARCHIVE_SUFFIXES",
@@ -199,7 +199,7 @@ def stdin_spooled(paths: Sequence[str]) -> Iterator[list[str]]:
 
 
 def open_dedup_db(path: str, *, create: bool) -> Any:
-    """Open a :class:`~warckit.dedup.DedupIndex`; an unusable file is a ParseError naming it.
+    """Open a :class:`~warckit.tools.dedup.DedupIndex`; an unusable file is a ParseError naming it.
 
     Raises:
         FileNotFoundError: *path* does not exist and not *create*.
@@ -207,7 +207,7 @@ def open_dedup_db(path: str, *, create: bool) -> Any:
     """
     import sqlite3
 
-    from ..dedup import DedupIndex
+    from ..tools.dedup import DedupIndex
 
     if not create and not os.path.exists(path):
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)

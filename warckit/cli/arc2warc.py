@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from ..convert.arc2warc import arc_to_warc
+from ..tools.arc2warc import arc_to_warc
 from ._common import add_out_dir, add_writer_options, need_out_dir, stdin_spooled, warner
 
 __all__ = ["add_parser", "run"]

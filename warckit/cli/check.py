@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from ..check import FileReport, iter_check_files
+from ..check.report import FileReport, iter_check_files
 from ..errors import UsageError
 from ._common import display_name, expand_archives, stdin_spooled
 

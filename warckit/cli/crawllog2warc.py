@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..convert.crawllog2warc import crawllog_to_warc
+from ..tools.crawllog2warc import crawllog_to_warc
 from ._common import (
     add_out_dir,
     add_writer_options,

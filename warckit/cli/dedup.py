@@ -8,8 +8,8 @@ import sys
 from dataclasses import asdict
 from typing import Any
 
-from ..dedup import apply
 from ..errors import UsageError
+from ..tools.dedup import apply
 from ._common import add_out_dir, add_writer_options, open_dedup_db, stdin_spooled, warner
 
 __all__ = ["add_parser", "run"]

@@ -1,7 +1,7 @@
 """``warckit extract FILE OFFSET``: write one record (or part of it) to stdout.
 
 ``warckit extract --all FILE --out-dir DIR`` unpacks every payload into DIR with a manifest
-(see :mod:`warckit.convert.extract_all`).
+(see :mod:`warckit.tools.extract_all`).
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import argparse
 import sys
 from typing import Any
 
-from .._atomic import replacing
 from ..errors import UsageError
-from ..reader import read_payload_range, read_record_at
+from ..io.atomic import replacing
+from ..read.reader import read_payload_range, read_record_at
 from ._common import add_out_dir, check_output, need_out_dir, stdin_spooled
 
 
@@ -62,7 +62,7 @@ def _parse_range(text: str) -> tuple[int, int | None]:
 
 
 def _run_all(args: argparse.Namespace) -> int:
-    from ..convert.extract_all import extract_all
+    from ..tools.extract_all import extract_all
 
     if args.out_dir is None:
         raise UsageError("--all needs --out-dir DIR")
@@ -109,8 +109,7 @@ def _write(args: argparse.Namespace, path: str, out: Any) -> None:
             out.write(data)
         out.flush()
         return
-    record = read_record_at(path, args.offset, lenient=args.lenient)
-    try:
+    with read_record_at(path, args.offset, lenient=args.lenient) as record:
         if args.headers:
             out.write(record.raw_head)
             head = record.http
@@ -126,6 +125,3 @@ def _write(args: argparse.Namespace, path: str, out: Any) -> None:
         else:
             record.write_to(out)
         out.flush()
-    finally:
-        if record._reader is not None:
-            record._reader.close()

@@ -6,13 +6,13 @@ import argparse
 import sys
 from typing import Any
 
-from .._atomic import replacing
-from .._cpus import cpu_count
+from .._util.cpus import cpu_count
 from ..cdx.build import write_index
 from ..cdx.formats import FORMATS
 from ..cdx.indexer import ALL_TYPES, DEFAULT_TYPES, IndexOptions
 from ..cdx.zipnum import DEFAULT_BLOCK_LINES, write_zipnum
 from ..errors import UsageError
+from ..io.atomic import replacing
 from ._common import add_output, check_output, expand_archives, stdin_spooled, warner
 
 

@@ -10,8 +10,8 @@ from typing import Any
 import orjson
 
 from ..errors import HttpParseError, WarckitError
-from ..reader import RECORDS_LOST, ArchiveReader
-from ..records import WarcRecord
+from ..read.reader import RECORDS_LOST, ArchiveReader
+from ..record.records import WarcRecord
 from ._common import expand_archives, parse_record_types, warner
 
 
@@ -68,8 +68,7 @@ def run(args: argparse.Namespace) -> int:
     with_file = len(files) > 1 or any(p != "-" and os.path.isdir(p) for p in args.files)
     lost = False
     for path in files:
-        source = sys.stdin.buffer if path == "-" else path
-        with ArchiveReader(source, lenient=args.lenient, on_warning=warn, types=types,
+        with ArchiveReader(path, lenient=args.lenient, on_warning=warn, types=types,
                            name=path) as reader:
             pending: tuple[WarcRecord, int | None] | None = None
             # Print a record once the reader has moved past it, so its length is

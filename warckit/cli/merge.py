@@ -6,8 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from .._atomic import replacing
 from ..cdx.sort import merge_files
+from ..io.atomic import replacing
 from ._common import add_output, check_output, stdin_spooled
 
 

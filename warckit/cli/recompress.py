@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..convert.recompress import recompress
 from ..errors import UsageError
+from ..tools.recompress import recompress
 from ._common import add_output, check_output, stdin_spooled, warner
 
 __all__ = ["add_parser", "run"]

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from .. import _speedups
+from .._speedups.surt import impl as _impl
 from ..errors import UrlError
 from .canonicalize import canonicalize
 from .idna import IdnaVersion, label_to_unicode
@@ -33,7 +33,6 @@ __all__ = ["STYLES", "Style", "surt", "surt_from_uri", "surt_key", "surt_to_unic
 Style = Literal["cdx", "new-style", "heritrix"]
 STYLES: tuple[str, ...] = ("cdx", "new-style", "heritrix")
 
-_impl = _speedups.load("surt")
 
 # org.archive.util.SURT.URI_SPLITTER (webarchive-commons), Java \w and \S are ASCII.
 _URI_SPLITTER = re.compile(

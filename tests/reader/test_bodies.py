@@ -1,0 +1,160 @@
+"""Records independent of readers: bodies, closable random-access records, logical records."""
+
+from __future__ import annotations
+
+import ast
+import gzip
+import hashlib
+import re
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+import warckit
+from warckit.errors import StaleRecordError
+from warckit.read.segments import ChainedBody, LogicalRecord, SegmentRef, iter_logical_records
+from warckit.record.headers import Headers
+from warckit.record.records import WarcRecord
+
+ROOT = Path(__file__).resolve().parents[2]
+HTTP = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+
+
+def _record(rtype: str, uri: str, block: bytes, extra: str = "") -> bytes:
+    head = (
+        f"WARC/1.1\r\nWARC-Type: {rtype}\r\nWARC-Record-ID: <urn:uuid:{hashlib.md5(uri.encode() + block).hexdigest()}>\r\n"
+        f"WARC-Date: 2026-11-30T09:00:00Z\r\nWARC-Target-URI: {uri}\r\n{extra}"
+        f"Content-Type: application/http;msgtype=response\r\nContent-Length: {len(block)}\r\n\r\n"
+    ).encode()
+    return head + block + b"\r\n\r\n"
+
+
+class _BytesBody:
+    """A body over bytes, as any maker of records (not a reader) could give one."""
+
+    rereadable: ClassVar[bool] = True
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.closed = False
+
+    def live(self, record: Any) -> bool:
+        return not self.closed
+
+    def read(self, record: Any, pos: int, size: int) -> bytes | None:
+        return None if self.closed else self.data[pos : pos + size]
+
+    def take_whole(self, record: Any) -> bytes | None:
+        return None
+
+    def finish(self, record: Any) -> None:
+        pass
+
+    def report(self, record: Any, code: str, message: str) -> None:
+        record.issues.append(code)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def _imports(text: str) -> set[str]:
+    return {m for m in re.findall(r"^\s*from\s+([\w.]+)\s+c?import", text, re.MULTILINE)}
+
+
+def test_reader_core_imports_nothing_above_headers() -> None:
+    pure = (ROOT / "warckit/_speedups/_readercore_py.py").read_text()
+    mods = set()
+    for node in ast.walk(ast.parse(pure)):
+        if isinstance(node, ast.ImportFrom):
+            mods.add("." * node.level + (node.module or ""))
+    assert mods == {"__future__", "collections.abc", "typing", "..errors", "..record.headers", ".headers"}
+    compiled = _imports((ROOT / "_speedups/readercore.pyx").read_text())
+    assert compiled == {"cpython.bytes", "libc.string", "warckit.errors", "warckit.record.headers",
+                        "warckit._speedups.headers"}
+
+
+def test_a_record_needs_no_reader() -> None:
+    headers = Headers([("WARC-Type", "response"), ("WARC-Target-URI", "http://example.com/"),
+                       ("Content-Type", "application/http;msgtype=response"),
+                       ("Content-Length", str(len(HTTP)))])
+    body = _BytesBody(HTTP)
+    rec = WarcRecord("1.1", headers, body=body)
+    assert rec.http is not None and rec.http_status == 200
+    assert rec.content_stream().read() == b"hello"
+    assert rec.read_block() == HTTP and rec.read_block() == HTTP  # rereadable: again
+    with rec:
+        pass
+    assert body.closed
+
+
+def test_streamed_record_holds_a_body_not_the_reader(tmp_path: Path) -> None:
+    path = tmp_path / "a.warc"
+    path.write_bytes(_record("response", "http://a/", HTTP) + _record("response", "http://b/", HTTP))
+    with warckit.open(path) as reader:
+        first = next(reader)
+        assert not hasattr(first, "_reader")
+        assert first._body.live(first) and not first._body.rereadable
+        second = next(reader)
+        assert not first._body.live(first)  # the reader moved on: stale
+        with pytest.raises(StaleRecordError):
+            first.read_block()
+        assert second.content_stream().read() == b"hello"
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_read_record_at_is_closable_and_closes_its_file(tmp_path: Path, gz: bool) -> None:
+    data = [_record("response", "http://a/", HTTP), _record("response", "http://b/", HTTP * 2)]
+    raw = [gzip.compress(d) for d in data] if gz else data
+    path = tmp_path / ("a.warc.gz" if gz else "a.warc")
+    path.write_bytes(b"".join(raw))
+    with warckit.read_record_at(path, len(raw[0])) as rec:
+        assert (rec.offset, rec.target_uri) == (len(raw[0]), "http://b/")
+        f = rec._body.reader._source.file
+        assert not f.closed
+        assert rec.read_block() == HTTP * 2
+    assert f.closed
+    rec = warckit.read_record_at(path, 0)
+    f = rec._body.reader._source.file
+    rec.close()
+    rec.close()  # idempotent
+    assert f.closed
+    with pytest.raises(StaleRecordError):
+        rec.read_block()
+
+
+def test_logical_record_is_an_ordinary_record(tmp_path: Path) -> None:
+    block = HTTP + b"x" * 5000
+    origin = "<urn:uuid:00000000-0000-0000-0000-000000000001>"
+    first = (
+        f"WARC/1.1\r\nWARC-Type: RESPONSE\r\nWARC-Record-ID: {origin}\r\n"
+        "WARC-Date: 2026-11-30T09:00:00Z\r\nWARC-Target-URI: <http://a/>\r\nWARC-Segment-Number: 1\r\n"
+        f"Content-Type: application/http;msgtype=response\r\nContent-Length: 3000\r\n\r\n"
+    ).encode() + block[:3000] + b"\r\n\r\n"
+    cont = (
+        "WARC/1.1\r\nWARC-Type: continuation\r\nWARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-000000000002>\r\n"
+        f"WARC-Date: 2026-11-30T09:00:00Z\r\nWARC-Segment-Origin-ID: {origin}\r\nWARC-Segment-Number: 2\r\n"
+        f"WARC-Segment-Total-Length: {len(block)}\r\nContent-Length: {len(block) - 3000}\r\n\r\n"
+    ).encode() + block[3000:] + b"\r\n\r\n"
+    path = tmp_path / "seg.warc"
+    path.write_bytes(first + cont)
+    (logical,) = list(iter_logical_records(path))
+    assert isinstance(logical, WarcRecord) and isinstance(logical._body, ChainedBody)
+    assert logical.segments == [SegmentRef(str(path), 0, 1, 3000),
+                                SegmentRef(str(path), len(first), 2, len(block) - 3000)]
+    # An ordinary record's API: lowercased type, brackets stripped, http a property.
+    assert (logical.type, logical.target_uri, logical.complete) == ("response", "http://a/", True)
+    assert logical.content_length == len(block) and logical.offset == 0
+    assert logical.http_status == 200 and logical.payload_offset() == HTTP.index(b"5\r\n")
+    assert logical.content_stream().read() == b"hello"
+    assert logical.read_block() == block
+    stream = logical.raw_stream()
+    stream.read(2999)
+    assert stream.read(2) == block[2999:3001]  # across the segment boundary
+    # The former LogicalRecord API still answers (thin aliases).
+    assert logical.block_stream().read() == block
+    http = logical.http()
+    assert http is not None and http.status == 200
+    logical.close()
+    assert logical._body._record is None  # the open segment was closed
+    assert isinstance(LogicalRecord("1.1", Headers([("WARC-Type", "resource")])), WarcRecord)

@@ -1,0 +1,18 @@
+"""The blockdeflate hot module this process uses: compiled (``_blockdeflate_c``) or its pure twin (``_blockdeflate_py``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import NO_EXTENSIONS, fell_back
+
+if TYPE_CHECKING or NO_EXTENSIONS:
+    from . import _blockdeflate_py as impl
+else:
+    try:
+        from . import _blockdeflate_c as impl
+    except ImportError as exc:
+        fell_back("blockdeflate", exc)
+        from . import _blockdeflate_py as impl
+
+__all__ = ["impl"]

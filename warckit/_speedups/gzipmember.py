@@ -1,0 +1,18 @@
+"""The gzipmember hot module this process uses: compiled (``_gzipmember_c``) or its pure twin (``_gzipmember_py``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import NO_EXTENSIONS, fell_back
+
+if TYPE_CHECKING or NO_EXTENSIONS:
+    from . import _gzipmember_py as impl
+else:
+    try:
+        from . import _gzipmember_c as impl
+    except ImportError as exc:
+        fell_back("gzipmember", exc)
+        from . import _gzipmember_py as impl
+
+__all__ = ["impl"]

@@ -1,0 +1,18 @@
+"""The headers hot module this process uses: compiled (``_headers_c``) or its pure twin (``_headers_py``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import NO_EXTENSIONS, fell_back
+
+if TYPE_CHECKING or NO_EXTENSIONS:
+    from . import _headers_py as impl
+else:
+    try:
+        from . import _headers_c as impl
+    except ImportError as exc:
+        fell_back("headers", exc)
+        from . import _headers_py as impl
+
+__all__ = ["impl"]

@@ -1,0 +1,18 @@
+"""The readercore hot module this process uses: compiled (``_readercore_c``) or its pure twin (``_readercore_py``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import NO_EXTENSIONS, fell_back
+
+if TYPE_CHECKING or NO_EXTENSIONS:
+    from . import _readercore_py as impl
+else:
+    try:
+        from . import _readercore_c as impl
+    except ImportError as exc:
+        fell_back("readercore", exc)
+        from . import _readercore_py as impl
+
+__all__ = ["impl"]

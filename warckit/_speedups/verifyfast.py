@@ -1,0 +1,18 @@
+"""The verifyfast hot module this process uses: compiled (``_verifyfast_c``) or its pure twin (``_verifyfast_py``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import NO_EXTENSIONS, fell_back
+
+if TYPE_CHECKING or NO_EXTENSIONS:
+    from . import _verifyfast_py as impl
+else:
+    try:
+        from . import _verifyfast_c as impl
+    except ImportError as exc:
+        fell_back("verifyfast", exc)
+        from . import _verifyfast_py as impl
+
+__all__ = ["impl"]

@@ -1,0 +1,11 @@
+"""Checking archives: conformance reports (``warckit check``) and digest verification."""
+
+from __future__ import annotations
+
+from .report import FileReport, RecordReport, check_file, check_files, iter_check_files
+from .verify import DigestReport, DigestResult, verify_digests, verify_file
+
+__all__ = [
+    "DigestReport", "DigestResult", "FileReport", "RecordReport", "check_file", "check_files",
+    "iter_check_files", "verify_digests", "verify_file",
+]

@@ -1,0 +1,323 @@
+"""``warckit check``, the library side: validate a WARC file record by record.
+
+What is checked (each finding is an :class:`~warckit.errors.Issue` with a stable code):
+
+* framing, from the reader in lenient mode: version line, header syntax,
+  Content-Length against the block, the CRLF CRLF trailer, damaged or trailing bytes
+  (``bad-version``, ``bad-content-length``, ``truncated-block``, ``short-trailer``,
+  ``missing-trailer``, ``skipped-garbage``, ``trailing-garbage``, ``truncated-member``…);
+  a damage the lenient reader cannot get past is a ``parse-error``;
+* the rule table of the record's version (:mod:`warckit.record.rules`): ``missing-field``,
+  ``forbidden-field``, ``repeated-field``, ``bad-syntax``, ``bad-segment-number``,
+  ``missing-content-type``, ``unknown-profile``, ``nonstandard-profile``;
+  records of WARC 0.17/0.18 get ``old-version`` and no field rules;
+* digests: ``block-digest-mismatch``, ``payload-digest-mismatch``, ``unknown-digest-algorithm``,
+  ``bad-digest-value``; for HTTP payloads the report says which convention matched
+  (``warc1.1`` = entity after removing chunked coding, ``legacy`` = bytes as stored);
+* layout: ``multi-record-member`` (a gzip member holding more than one record),
+  ``warcinfo-not-first``, ``duplicate-record-id``, ``empty-file`` (an error: a failed write);
+* a file cut inside its last record is one finding (``truncated-member``, ``truncated-block``
+  or ``truncated-head``), not also the trailer, layout and digest findings the cut causes;
+* references to records not in the file (``dangling-reference``, a warning):
+  WARC-Concurrent-To, WARC-Refers-To, WARC-Warcinfo-ID, WARC-Segment-Origin-ID.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import HeaderParseError, Issue, ParseError
+from ..read.reader import open_archive
+from ..record import payload
+from ..record import rules as _validate
+from ..record.digests import DIGEST_SIZES, Digest
+from .verify import WARC11, verify_digests
+
+__all__ = ["FRAMING_ERRORS", "FileReport", "RecordReport", "check_file", "check_files", "iter_check_files"]
+
+#: Reader recoveries that are errors in the file (all others are warnings).
+FRAMING_ERRORS = frozenset({
+    "bad-version", "bad-content-length", "truncated-block", "short-trailer", "missing-trailer",
+    "skipped-garbage", "trailing-garbage", "truncated-member", "damaged-member", "truncated-head",
+})
+
+#: What a file cut inside its last record (or a damaged last gzip member) also causes
+#: in that record; folded into the one finding of the cut.
+_CUT_CONSEQUENCES = frozenset({
+    "truncated-block", "truncated-head", "short-trailer", "missing-trailer", "multi-record-member",
+    "block-digest-mismatch", "payload-digest-mismatch",
+})
+
+#: RecordReport.payload_digest for each convention a payload digest matched.
+_CONVENTIONS = {"both": "pass", WARC11: payload.WARC11, payload.LEGACY: payload.LEGACY}
+
+
+@dataclass
+class RecordReport:
+    """What check found out about one record.
+
+    Attributes:
+        offset: Record offset in the file.
+        type: WARC-Type.
+        record_id: WARC-Record-ID.
+        block_digest: ``"pass"``, ``"fail"``, ``"absent"`` or ``"unchecked"``.
+        payload_digest: ``"warc1.1"``, ``"legacy"`` (both when they coincide: ``"pass"``),
+            ``"fail"``, ``"absent"`` or ``"unchecked"``.
+    """
+
+    offset: int
+    type: str
+    record_id: str | None
+    block_digest: str = "absent"
+    payload_digest: str = "absent"
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"offset": self.offset, "type": self.type, "record_id": self.record_id,
+                "block_digest": self.block_digest, "payload_digest": self.payload_digest}
+
+
+@dataclass
+class FileReport:
+    """Everything check found in one file."""
+
+    path: str
+    format: str | None = None
+    compression: str | None = None
+    records: list[RecordReport] = field(default_factory=list)
+    issues: list[Issue] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        """Number of error findings."""
+        return sum(1 for i in self.issues if i.severity == "error")
+
+    @property
+    def warnings(self) -> int:
+        """Number of warning findings."""
+        return sum(1 for i in self.issues if i.severity == "warning")
+
+    @property
+    def ok(self) -> bool:
+        """No errors (warnings allowed)."""
+        return self.errors == 0
+
+    def codes(self, severity: str | None = None) -> set[str]:
+        """The distinct finding codes (optionally of one severity)."""
+        return {i.code for i in self.issues if severity is None or i.severity == severity}
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "file": self.path, "format": self.format, "compression": self.compression,
+            "ok": self.ok, "errors": self.errors, "warnings": self.warnings,
+            "records": [r.as_dict() for r in self.records],
+            "findings": [
+                {"code": i.code, "severity": i.severity, "message": i.message,
+                 "offset": i.offset, "field": i.field} for i in self.issues
+            ],
+        }
+
+
+def _check_record(rec: Any, report: FileReport, add: Callable[..., None]) -> RecordReport:
+    """The digest findings of one record: the checks of :func:`warckit.verify_digests`."""
+    rr = RecordReport(rec.offset, rec.type, rec.record_id)
+    declared: dict[str, Digest | None] = {}
+    for name, attr in (("WARC-Block-Digest", "block_digest"), ("WARC-Payload-Digest", "payload_digest")):
+        try:
+            d = declared[name] = getattr(rec, attr)
+        except HeaderParseError:
+            declared[name] = None
+            add("bad-syntax", "error", f"{name} is malformed", rec.offset, name)
+            continue
+        if d is not None and d.algorithm not in DIGEST_SIZES:
+            add("unknown-digest-algorithm", "warning", f"cannot verify {name} {d}: unknown algorithm",
+                rec.offset, name)
+        elif d is not None and d.raw is None:
+            add("bad-digest-value", "error", f"{name} {d}: value is neither base32, base16 nor "
+                "base64 of the right length", rec.offset, name)
+    result = verify_digests(rec)
+    block, payload = result.block, result.payload
+    if block is not None and declared["WARC-Block-Digest"] is not None:
+        rr.block_digest = "unchecked" if block.ok is None else "pass" if block.ok else "fail"
+        if block.ok is False:
+            add("block-digest-mismatch", "error", f"WARC-Block-Digest {block.declared} does not match "
+                "the block", rec.offset, "WARC-Block-Digest")
+    if payload is not None and declared["WARC-Payload-Digest"] is not None:
+        if payload.ok is None:
+            rr.payload_digest = "unchecked"
+        elif payload.ok:
+            rr.payload_digest = _CONVENTIONS[payload.convention or "both"]
+        else:
+            rr.payload_digest = "fail"
+            why = f" ({payload.reason})" if payload.reason else ""
+            add("payload-digest-mismatch", "error",
+                f"WARC-Payload-Digest {payload.declared} matches neither the de-chunked entity nor the "
+                f"payload as stored{why}", rec.offset, "WARC-Payload-Digest")
+    return rr
+
+
+def check_file(path: str | os.PathLike[str], *, verify_digests: bool = True) -> FileReport:
+    """Check one WARC file; never raises for bad content (problems become findings).
+
+    Args:
+        path: The file.
+        verify_digests: Recompute block and payload digests.
+
+    Raises:
+        OSError: the file cannot be opened.
+    """
+    name = os.fspath(path)
+    report = FileReport(name)
+
+    def add(code: str, severity: str, message: str, offset: int | None = None,
+            fld: str | None = None) -> None:
+        report.issues.append(Issue(code, message, severity, offset, name, fld))
+
+    def on_warning(issue: Issue) -> None:
+        sev = "error" if issue.code in FRAMING_ERRORS else "warning"
+        if issue.code.startswith("record head:") or issue.message.startswith("record head:"):
+            sev = "warning"
+        report.issues.append(Issue(issue.code, issue.message, sev, issue.offset, name, issue.field))
+
+    ids: dict[str, int] = {}
+    refs: list[tuple[str, str, int]] = []
+    first = True
+    last: tuple[int, int] | None = None  # (offset, index of its first finding) of the last record
+    try:
+        with open_archive(name, lenient=True, on_warning=on_warning) as reader:
+            report.compression = reader.compression
+            for rec in reader:
+                last = (rec.offset, len(report.issues))
+                report.format = rec.format
+                if rec.format != "warc":
+                    continue
+                if first and rec.type != "warcinfo":
+                    add("warcinfo-not-first", "warning",
+                        f"the first record is a {rec.type} record, not warcinfo (WARC 1.1 Annex C)",
+                        rec.offset)
+                first = False
+                if not rec.raw_head.startswith(b"WARC/"):
+                    # Quirk: ABNF literals are case-insensitive, so "warc/1.0" is
+                    # grammatical; every writer uses uppercase (SPEC-DIGEST §1.1).
+                    add("lowercase-version", "warning",
+                        f"version line {rec.raw_head[:8]!r} is not uppercase 'WARC/'", rec.offset)
+                if rec.version in ("1.0", "1.1"):
+                    for issue in _validate.validate_headers(rec.headers, rec.version, source=name,
+                                                            offset=rec.offset):
+                        report.issues.append(issue)
+                else:
+                    add("old-version", "warning",
+                        f"WARC/{rec.version} predates ISO 28500; field rules not applied", rec.offset)
+                if reader.compression == "gzip" and rec.length is None:
+                    add("multi-record-member", "error",
+                        "the record does not start its own gzip member (record-at-a-time "
+                        "compression, WARC 1.1 Annex D)", rec.offset)
+                rid = rec.record_id
+                if rid is not None:
+                    if rid in ids:
+                        add("duplicate-record-id", "error",
+                            f"WARC-Record-ID {rid} already used at offset {ids[rid]}", rec.offset,
+                            "WARC-Record-ID")
+                    else:
+                        ids[rid] = rec.offset
+                for fname in ("WARC-Concurrent-To", "WARC-Refers-To", "WARC-Warcinfo-ID",
+                              "WARC-Segment-Origin-ID"):
+                    for value in rec.headers.all(fname):
+                        refs.append((fname, value.strip(), rec.offset))
+                if verify_digests:
+                    report.records.append(_check_record(rec, report, add))
+                else:
+                    report.records.append(RecordReport(rec.offset, rec.type, rid, "unchecked",
+                                                       "unchecked"))
+    except ParseError as exc:
+        add("parse-error", "error", exc.message if hasattr(exc, "message") else str(exc),
+            exc.offset)
+    _fold_cut(report, last)
+    if report.format == "warc":
+        # Quirk: ClueWeb09 writes WARC-Warcinfo-ID without angle brackets; compare bare.
+        known = {i.strip("<>") for i in ids}
+        for fname, value, offset in refs:
+            if value.strip("<>") not in known:
+                add("dangling-reference", "warning",
+                    f"{fname} {value} names no record in this file", offset, fname)
+    elif report.format is None and not report.issues:
+        # A WARC file holds at least one record: an empty one is a failed write.
+        add("empty-file", "error", "the file holds no records")
+    return report
+
+
+def _fold_cut(report: FileReport, last: tuple[int, int] | None) -> None:
+    """A file cut inside its last record is one error, not also the trailer, layout and
+    digest findings the cut causes in that record.
+
+    The cut is the ``truncated-member`` finding of a gzip file (its message gains what
+    the cut left of the record), else the ``truncated-block`` or ``truncated-head`` one.
+    """
+    start = last[1] if last is not None else 0
+    tail = report.issues[start:]
+    member = next((i for i in tail if i.code == "truncated-member"), None)
+    cut = member or next((i for i in tail if i.code in ("truncated-block", "truncated-head")), None)
+    if cut is None:
+        return
+    if last is not None and any(i.code == "truncated-block" and i.offset == last[0] for i in tail):
+        at = {last[0], cut.offset}  # the last record itself is cut
+    elif last is not None and cut.offset == last[0]:
+        at = {last[0]}  # its gzip member is (the block is whole, its trailer is not)
+    else:
+        at = {cut.offset}  # the cut is in the head of a record after the last one
+    folded = [i for i in tail if i is not cut and i.code in _CUT_CONSEQUENCES and i.offset in at]
+    if not folded:
+        return
+    details = [i.message for i in folded if i.code in ("truncated-block", "truncated-head")]
+    if details and cut is member:
+        cut = Issue(cut.code, f"{cut.message}: {'; '.join(details)}", cut.severity, cut.offset, cut.source,
+                    cut.field)
+    kept = [cut if i.code == cut.code and i.offset == cut.offset else i
+            for i in tail if not any(i is f for f in folded)]
+    report.issues[start:] = kept
+
+
+def iter_check_files(paths: Iterable[str | os.PathLike[str]], *, verify_digests: bool = True,
+                     jobs: int = 1) -> Iterator[FileReport]:
+    """Check several files, yielding their reports in the order of *paths*.
+
+    Args:
+        paths: The files.
+        verify_digests: Recompute block and payload digests.
+        jobs: Worker processes; with more than one, files are checked at once (each
+            file in one process; a report is yielded as soon as it and those before
+            it are done).
+
+    Raises:
+        OSError: a file cannot be opened (raised where the sequential run raises it).
+    """
+    names = [os.fspath(p) for p in paths]
+    if jobs <= 1 or len(names) <= 1 or not hasattr(os, "fork"):
+        for name in names:
+            yield check_file(name, verify_digests=verify_digests)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from functools import partial
+
+    with ProcessPoolExecutor(max_workers=min(jobs, len(names)),
+                             mp_context=multiprocessing.get_context("fork")) as pool:
+        yield from pool.map(partial(check_file, verify_digests=verify_digests), names)
+
+
+def check_files(paths: Iterable[str | os.PathLike[str]], *, verify_digests: bool = True,
+                progress: Callable[[str], None] | None = None, jobs: int = 1) -> list[FileReport]:
+    """Check several files; *progress* is called with each path after it is done.
+
+    *jobs* > 1 checks files in that many processes (see :func:`iter_check_files`).
+    """
+    out = []
+    for report in iter_check_files(paths, verify_digests=verify_digests, jobs=jobs):
+        out.append(report)
+        if progress is not None:
+            progress(report.path)
+    return out

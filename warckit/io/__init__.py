@@ -1,0 +1,1 @@
+"""Bytes in and out: compression codecs, HTTP chunked decoding, atomic file creation."""

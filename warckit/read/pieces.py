@@ -1,0 +1,225 @@
+"""Split one gzip-per-record WARC file into byte ranges that can be read in parallel.
+
+Used by ``warckit index -j`` (:mod:`warckit.cdx.build`) and :func:`warckit.verify_file`,
+which run the pieces in forked children (:class:`Forked`); it sits below both, so that
+verifying does not import the indexing layer.
+
+A split point is a pair of adjacent gzip members ``(before, at)`` that each hold one WARC
+record. Members are found by searching for a gzip header from the wanted position on and
+inflating a little: the member must decompress to data starting with ``WARC/``. The
+caller may ask more of the record at *before* (*usable*): the indexer wants one it reads
+and does not skip, so that its pending capture is that record when the one at *at*
+arrives (see :func:`warckit.cdx.indexer.split_points`).
+
+The caller reads the piece before the split up to *at* (and, if it needs to, the record
+at *at*), and the piece after it from *before* or *at* on. Files that are not gzip, are
+one whole-file gzip stream, or are small are not split.
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+from ..io.compression import GZIP_MEMBER_MAGIC, sniff_compression
+from ..io.sources import open_source
+
+if TYPE_CHECKING:
+    from ..record.records import WarcRecord
+
+__all__ = ["MIN_SPLIT_SIZE", "Forked", "split_points"]
+
+#: Files smaller than this are indexed in one process.
+MIN_SPLIT_SIZE = 16 * 1024 * 1024
+#: Give up a split point after searching this many compressed bytes past the wanted offset.
+_SEARCH_LIMIT = 64 * 1024 * 1024
+_WINDOW = 1 << 20
+
+
+def _member_prefix(fh, offset: int, want: int = 16384) -> tuple[bytes, int | None]:  # type: ignore[no-untyped-def]
+    """Inflate the gzip member at *offset*: its first *want* bytes and its compressed size.
+
+    The size is ``None`` unless the member was inflated to its end (bounded effort: the
+    whole member is inflated only to learn where the next one starts).
+    """
+    fh.seek(offset)
+    dec = zlib.decompressobj(31)
+    out = b""
+    used = 0
+    try:
+        while True:
+            data = fh.read(1 << 16)
+            if not data:
+                return out, None
+            if len(out) < want:
+                out += dec.decompress(data, want - len(out))
+                while dec.unconsumed_tail and len(out) < want:
+                    out += dec.decompress(dec.unconsumed_tail, want - len(out))
+                if not out.startswith(b"WARC/"[: len(out)]):
+                    return out, None
+                tail = dec.unconsumed_tail
+                if tail:
+                    while tail and not dec.eof:
+                        dec.decompress(tail, 1 << 20)
+                        tail = dec.unconsumed_tail
+            else:
+                dec.decompress(data, 0)
+                tail = dec.unconsumed_tail
+                while tail and not dec.eof:
+                    dec.decompress(tail, 1 << 20)
+                    tail = dec.unconsumed_tail
+            used += len(data)
+            if dec.eof:
+                return out, used - len(dec.unused_data)
+    except zlib.error:
+        return b"", None
+
+
+def _readable_start(path: str, offset: int, usable: Callable[[WarcRecord], bool] | None) -> bool:
+    """Whether a WARC record starts at *offset* and is one the caller can start after."""
+    from ..errors import ParseError
+    from .reader import read_record_at
+
+    try:
+        record = read_record_at(path, offset)
+    except (ParseError, OSError, ValueError):
+        return False
+    with record:
+        if record.offset != offset or record.format != "warc":
+            return False
+        return usable is None or usable(record)
+
+
+def _find_point(
+    fh: BinaryIO, path: str, wanted: int, limit: int, usable: Callable[[WarcRecord], bool] | None
+) -> tuple[int, int] | None:
+    """The first good split point ``(before, at)`` with *before* at or after *wanted*."""
+    pos = wanted
+    stop = min(limit, wanted + _SEARCH_LIMIT)
+    while pos < stop:
+        fh.seek(pos)
+        window = fh.read(min(_WINDOW, stop - pos) + 2)
+        if len(window) < 3:
+            return None
+        i = window.find(GZIP_MEMBER_MAGIC)
+        while 0 <= i < len(window) - 2:
+            cand = pos + i
+            head, size = _member_prefix(fh, cand)
+            if head.startswith(b"WARC/"):
+                # A record starts here; walk member by member to a usable pair.
+                while cand < stop and size is not None:
+                    nxt = cand + size
+                    nhead, nsize = _member_prefix(fh, nxt)
+                    if not nhead.startswith(b"WARC/"):
+                        return None
+                    if _readable_start(path, cand, usable):
+                        return cand, nxt
+                    cand, head, size = nxt, nhead, nsize
+                return None
+            i = window.find(GZIP_MEMBER_MAGIC, i + 1)
+        pos += max(len(window) - 2, 1)
+    return None
+
+
+def split_points(
+    path: str,
+    parts: int,
+    usable: Callable[[WarcRecord], bool] | None = None,
+    *,
+    min_size: int | None = None,
+) -> list[tuple[int, int]]:
+    """Split points ``(before, at)`` (ascending) cutting *path* into up to *parts* ranges.
+
+    *usable*: whether the record at *before* will do (default: any WARC record).
+    Returns ``[]`` when the file should be read in one piece.
+    """
+    if parts < 2:
+        return []
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        return []
+    if size < (MIN_SPLIT_SIZE if min_size is None else min_size):
+        return []
+    points: list[tuple[int, int]] = []
+    try:
+        with open_source(path) as source:
+            fh = source.file
+            if sniff_compression(fh.read(4)) != "gzip":
+                return []
+            head, _ = _member_prefix(fh, 0)
+            if not head.startswith(b"WARC/"):
+                return []  # ARC or not a WARC: one piece
+            last = 0
+            for k in range(1, parts):
+                wanted = max(size * k // parts, last + 1)
+                point = _find_point(fh, path, wanted, size, usable)
+                if point is None:
+                    break
+                points.append(point)
+                last = point[1]
+    except OSError:
+        return []
+    return points
+
+
+class Forked:
+    """``func(*args)`` run in a forked child, its pickled result coming back through a pipe.
+
+    A plain ``fork`` (no process pool): the child starts at once with everything
+    imported, and nothing but the pipe is set up. The child leaves with ``os._exit``
+    (no atexit handlers, no flushing of the parent's buffers).
+    """
+
+    def __init__(self, func: Callable[..., Any], *args: Any) -> None:
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the child (exercised by the tests)
+            status = 0
+            try:
+                os.close(read_fd)
+                import pickle
+
+                try:
+                    data = pickle.dumps(func(*args), protocol=pickle.HIGHEST_PROTOCOL)
+                except BaseException:  # noqa: BLE001 - any failure: the parent redoes this piece
+                    data = b""
+                    status = 1
+                with os.fdopen(write_fd, "wb") as out:
+                    out.write(data)
+            finally:
+                os._exit(status)
+        os.close(write_fd)
+        self.pid: int | None = pid
+        self._fd = read_fd
+
+    def result(self) -> Any:
+        """The piece's result, or ``None`` when the child failed."""
+        import pickle
+
+        with os.fdopen(self._fd, "rb") as pipe:
+            data = pipe.read()
+        self._reap()
+        return pickle.loads(data) if data else None
+
+    def _reap(self) -> None:
+        if self.pid is not None:
+            os.waitpid(self.pid, 0)
+            self.pid = None
+
+    def cancel(self) -> None:
+        """Stop the child if it still runs (the caller stopped early)."""
+        if self.pid is not None:
+            import signal
+
+            try:
+                os.kill(self.pid, signal.SIGTERM)
+            except OSError:
+                pass
+            self._reap()
+            try:
+                os.close(self._fd)
+            except OSError:
+                pass
