@@ -19,6 +19,7 @@ from typing import IO, Any
 
 from .._speedups.blockdeflate import impl as _blockdeflate
 from ..errors import UsageError, ValidationError
+from ..io.compression import GZIP_MEMBER_MAGIC
 from ..record.headers import Headers
 from . import pipeline as _pipeline
 from .backends import (
@@ -63,7 +64,7 @@ ZSTD_DICT_MAGIC = 0x184D2A5D
 _TRAILER = b"\r\n\r\n"
 _COPY = 1 << 20
 # Gzip member header: magic, CM=deflate, no flags, MTIME=0, XFL=0, OS=255 (unknown).
-_GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
+_GZIP_HEADER = GZIP_MEMBER_MAGIC + b"\x00\x00\x00\x00\x00\x00\xff"
 
 
 def file_suffix(compression: str) -> str:
