@@ -88,9 +88,10 @@ class Headers:
             if self._flds is None and raw is not None:
                 firsts, self._concurrent = _hp.field_map(raw, 0, len(raw), self._lenient)
             else:
-                fields = self._fields
-                # Reversed, so that the first occurrence of a repeated name wins.
-                firsts = {fields[i][0].lower(): fields[i][1] for i in range(len(fields) - 1, -1, -1)}
+                firsts = {}
+                setdefault = firsts.setdefault  # the first occurrence of a repeated name wins
+                for name, value in self._fields:
+                    setdefault(name.lower(), value)
             self._firsts = firsts
         return firsts
 
