@@ -81,7 +81,9 @@ def member_data_offset(f: IO[bytes], member: ZipMember, name: str = "<zip>") -> 
     if len(head) < _LOCAL_HEADER.size or head[:4] != ZIP_LOCAL_MAGIC:
         raise ParseError(f"no local header for {member.name!r}", offset=member.header_offset, source=name)
     fields = _LOCAL_HEADER.unpack(head)
-    return member.header_offset + _LOCAL_HEADER.size + fields[10] + fields[11]
+    name_len: int = fields[10]
+    extra_len: int = fields[11]
+    return member.header_offset + _LOCAL_HEADER.size + name_len + extra_len
 
 
 class MemberFile(io.RawIOBase):
@@ -91,8 +93,9 @@ class MemberFile(io.RawIOBase):
     positioned before every read (so several views of one file may be used in turn).
     """
 
-    def __init__(self, f: IO[bytes], start: int, size: int, name: str) -> None:
+    def __init__(self, f: IO[bytes], start: int, size: int, name: str, member: str = "") -> None:
         super().__init__()
+        self.member = member
         self._f = f
         self._start = start
         self.size = size
@@ -159,7 +162,7 @@ def open_member(f: IO[bytes], member: ZipMember, name: str = "<zip>") -> MemberF
         raise ParseError(f"{member.name!r} is compressed in the ZIP, not stored; it cannot be "
                          f"read by ranges", offset=member.header_offset, source=name)
     start = member_data_offset(f, member, name)
-    return MemberFile(f, start, member.compressed_size, f"{name}#{member.name}")
+    return MemberFile(f, start, member.compressed_size, f"{name}#{member.name}", member.name)
 
 
 def iter_member(f: IO[bytes], member: ZipMember, name: str = "<zip>",

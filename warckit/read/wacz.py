@@ -6,22 +6,32 @@ read in the order of ``datapackage.json`` (ZIP order when it is missing or lists
 each through an ordinary reader over the member's byte range
 (:class:`~warckit.io.zipped.MemberFile`). Record offsets are offsets in that WARC, as
 the WACZ's own index gives them; ``reader.member`` names the WARC being read and
-``reader.name`` is ``package#archive/name.warc.gz`` meanwhile.
+``reader.name`` is ``package#archive/name.warc.gz`` meanwhile (the package's name
+before the first record and after the last).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
-from typing import IO, Any
+from contextlib import contextmanager
+from typing import IO, Any, cast
 
 from ..errors import Issue, ParseError, UsageError
-from ..io.sources import Source
-from ..io.zipped import ZipMember, open_member, read_directory, read_member
+from ..io.sources import InputLike, Source, open_source
+from ..io.zipped import (
+    ZIP_LOCAL_MAGIC,
+    MemberFile,
+    ZipMember,
+    open_member,
+    read_directory,
+    read_member,
+)
 from ..record.records import WarcRecord
 from .reader import ArchiveReader
 
-__all__ = ["ARCHIVE_DIR", "WaczReader", "archive_members", "package_resources"]
+__all__ = ["ARCHIVE_DIR", "WaczReader", "archive_members", "is_wacz", "package_resources", "wacz_warcs"]
 
 #: The WACZ folder of WARC files.
 ARCHIVE_DIR = "archive/"
@@ -61,6 +71,25 @@ def archive_members(f: IO[bytes], name: str = "<wacz>") -> list[ZipMember]:
     return sorted(warcs, key=lambda m: rank.get(m.name, len(rank)))
 
 
+def is_wacz(path: str) -> bool:
+    """Whether the file at *path* is a ZIP file (by its first four bytes); ``-`` is not."""
+    if path == "-" or not os.path.isfile(path):
+        return False
+    with open(path, "rb") as f:
+        return f.read(4) == ZIP_LOCAL_MAGIC
+
+
+@contextmanager
+def wacz_warcs(source: InputLike, name: str | None = None) -> Iterator[list[MemberFile]]:
+    """The WARCs of a WACZ as seekable views named ``package#archive/…``, in datapackage
+    order, while the package is open."""
+    src = open_source(source, name=name)
+    try:
+        yield [open_member(src.file, m, src.name) for m in archive_members(src.file, src.name)]
+    finally:
+        src.close()
+
+
 class WaczReader(ArchiveReader):
     """The records of every WARC in a WACZ package (made by :class:`ArchiveReader`).
 
@@ -82,10 +111,12 @@ class WaczReader(ArchiveReader):
             if inner is None:
                 if not self._pending:
                     self.member = None
+                    self.name = self._package.name
                     raise StopIteration
                 inner = self._next_member()
             try:
-                return next(inner)
+                record: WarcRecord = next(inner)
+                return record
             except StopIteration:
                 inner.close()
                 self._inner = None
@@ -95,10 +126,11 @@ class WaczReader(ArchiveReader):
 
     def _next_member(self) -> ArchiveReader:
         member = self._pending.pop(0)
-        view = open_member(self._package.file, member, self.name)
-        inner = ArchiveReader(view, name=view.name, **self._options)
+        view = open_member(self._package.file, member, self._package.name)
+        inner = ArchiveReader(cast(IO[bytes], view), name=view.name, **self._options)
         self._inner = inner
         self.member = member.name
+        self.name = inner.name
         self.compression = inner.compression
         return inner
 

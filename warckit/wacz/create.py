@@ -33,7 +33,15 @@ from typing import IO
 from ..errors import Issue, UsageError
 from ..io.atomic import replacing
 from .datapackage import DATAPACKAGE, DIGEST, Resource, datapackage_json, digest_json
-from .indexes import CDX, CDX_GZ, IDX, PLAIN_MAX_LINES, capture_lines, sorted_index, write_zipnum_blocks
+from .indexes import (
+    CDX,
+    CDX_GZ,
+    IDX,
+    PLAIN_MAX_LINES,
+    capture_lines,
+    sorted_index,
+    write_zipnum_blocks,
+)
 from .pages import pages_header, read_pages_file
 from .zipwrite import add_bytes, add_file
 
@@ -151,8 +159,7 @@ def create_wacz(
         with open(spool, "w+b") as pages_tmp, open(os.path.join(work, "index.cdxj"), "w+b") as index_tmp:
             if pages is not None:
                 with open(pages, "rb") as given:
-                    for line in read_pages_file(given, os.fspath(pages)):
-                        pages_tmp.write(line)
+                    pages_tmp.writelines(read_pages_file(given, os.fspath(pages)))
             elif detect_pages:
                 pages_tmp.write(pages_header())
             detector = pages_tmp if pages is None and detect_pages else None
