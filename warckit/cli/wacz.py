@@ -55,7 +55,7 @@ def add_parser(subparsers: Any) -> None:
         "and size of every file, that WARCs are stored, the page list, and that every "
         "index line points at a record with its URL and date. Every problem is listed. "
         "Exit status 0 when valid, 1 otherwise.")
-    v.add_argument("file", metavar="FILE.wacz")
+    v.add_argument("file", metavar="FILE.wacz", help="the package (a path)")
     v.add_argument("--check", action="store_true",
                    help="also run 'warckit check' on each WARC inside")
     v.add_argument("--no-digests", action="store_true",

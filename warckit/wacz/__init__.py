@@ -9,5 +9,8 @@ from __future__ import annotations
 
 from .create import WaczSummary, create_wacz
 from .datapackage import WACZ_VERSION, Resource
+from .query import WaczIndex
+from .validate import WaczReport, validate_wacz
 
-__all__ = ["WACZ_VERSION", "Resource", "WaczSummary", "create_wacz"]
+__all__ = ["WACZ_VERSION", "Resource", "WaczIndex", "WaczReport", "WaczSummary", "create_wacz",
+           "validate_wacz"]
