@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from typing import IO, Any, cast
 
 from ..check.report import FileReport, check_file, iter_check_files
-from ..read.wacz import is_wacz, wacz_warcs
 from ..errors import UsageError
+from ..read.wacz import is_wacz, wacz_warcs
 from ._common import display_name, expand_archives, stdin_spooled
 
 __all__ = ["add_parser", "run"]

@@ -10,8 +10,7 @@ from typing import IO, Any, cast
 
 from .._util.cpus import cpu_count
 from ..cdx.build import write_index
-from ..cdx.formats import FORMATS
-from ..cdx.formats import header_line
+from ..cdx.formats import FORMATS, header_line
 from ..cdx.indexer import ALL_TYPES, DEFAULT_TYPES, IndexOptions, index_file
 from ..cdx.sort import external_sort
 from ..cdx.zipnum import DEFAULT_BLOCK_LINES, write_zipnum

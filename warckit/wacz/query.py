@@ -40,7 +40,7 @@ __all__ = ["MAX_BLOCK", "WaczIndex"]
 
 #: Largest compressed or inflated index block accepted (py-wacz's are ~100 KiB).
 MAX_BLOCK = 64 << 20
-_BUFFER = 1 << 14
+_BUFFER = 1 << 12
 
 
 class WaczIndex(Index):
