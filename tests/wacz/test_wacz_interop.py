@@ -1,0 +1,117 @@
+"""WACZ interoperability against real oracles: py-wacz validates what we write and
+writes what we read; pywb imports what we write and replays it byte for byte."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from corpus_paths import ROOT, corpus_path
+
+import warckit
+from warckit.cdx.query import Query, run_query
+from warckit.wacz import WaczIndex, create_wacz, validate_wacz
+
+SAMPLE = ROOT / "examples" / "sample.warc.gz"
+
+needs_py_wacz = pytest.mark.skipif(
+    sys.version_info < (3, 11), reason="py-wacz (the WACZ oracle) needs Python >= 3.11")
+
+
+def _py_wacz(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "wacz", *args], capture_output=True, text=True,
+                          timeout=300, check=False, cwd=cwd)
+
+
+def _records(source: Any) -> list[tuple[int, str, str | None, bytes]]:
+    with warckit.open(source) as reader:
+        return [(r.offset, r.type, r.record_id, r.content_stream().read()) for r in reader]
+
+
+def _warcs() -> list[Path]:
+    return [corpus_path("pywb/iana.warc.gz"), corpus_path("pywb/example.warc.gz"), SAMPLE,
+            corpus_path("warcio/example.warc")]
+
+
+@needs_py_wacz
+@pytest.mark.parametrize("options", [{}, {"plain_max_lines": 10}, {"force_zip64": True},
+                                     {"detect_pages": False}])
+def test_py_wacz_validates_ours(tmp_path: Path, options: dict[str, Any]) -> None:
+    out = tmp_path / "ours.wacz"
+    create_wacz(_warcs(), out, **options)
+    result = _py_wacz("validate", "-f", str(out))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Validation succeeded, the passed WACZ is valid" in result.stdout
+
+
+@needs_py_wacz
+@pytest.mark.parametrize("detect", [False, True])
+def test_we_read_and_validate_py_wacz_output(tmp_path: Path, detect: bool) -> None:
+    warcs = _warcs()[:3]
+    out = tmp_path / "theirs.wacz"
+    result = _py_wacz("create", "-o", str(out), *(["--detect-pages"] if detect else []), *map(str, warcs))
+    assert result.returncode == 0, result.stdout + result.stderr
+    # Records: those of the WARCs, in the package's order.
+    assert _records(out) == [rec for w in warcs for rec in _records(w)]
+    report = validate_wacz(out, check=True, verify_digests=False)
+    assert report.ok, report.issues
+    assert report.version == "1.1.1" and report.resources >= 5
+    assert report.index_lines > 30  # every line checked against its record
+    # Every line of their (ZipNum) index is found by a look-up of its URL, and its record read.
+    with WaczIndex(out) as index:
+        assert index.index_member == "indexes/index.cdx.gz"
+        lines = list(index.iter_all())
+        for raw in lines[::7]:
+            fields = json.loads(raw.split(b" ", 2)[2])
+            found = [e for e in run_query([index], Query(fields["url"])) if e.fields == fields]
+            assert found, fields
+            with index.record(found[0]) as record:
+                assert record.target_uri == fields["url"]
+
+
+def _wsgi_get(app: Any, path: str) -> tuple[str, bytes]:
+    from wsgiref.util import setup_testing_defaults
+
+    environ: dict[str, Any] = {}
+    setup_testing_defaults(environ)
+    environ["PATH_INFO"] = path
+    status: list[str] = []
+    body = b"".join(app(environ, lambda s, h, exc_info=None: status.append(s)))
+    return status[0], body
+
+
+@pytest.mark.filterwarnings("ignore:.cgi. is deprecated:DeprecationWarning")
+def test_pywb_imports_ours_and_replays_byte_identical(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("pywb")
+    warcs = [corpus_path("pywb/iana.warc.gz"), SAMPLE]
+    out = tmp_path / "ours.wacz"
+    create_wacz(warcs, out, plain_max_lines=10)
+    for args in (["init", "coll"], ["add", "--unpack-wacz", "coll", str(out)]):
+        result = subprocess.run([sys.executable, "-m", "pywb.manager.manager", *args], cwd=tmp_path,
+                                capture_output=True, text=True, timeout=300, check=False)
+        assert result.returncode == 0, result.stdout + result.stderr
+    monkeypatch.chdir(tmp_path)
+    from pywb.apps.frontendapp import FrontEndApp
+
+    app = FrontEndApp()
+    compared = 0
+    with WaczIndex(out) as index:
+        for raw in index.iter_all():
+            _key, ts, js = raw.decode().split(" ", 2)
+            fields = json.loads(js)
+            if fields.get("mime") == "warc/revisit" or fields.get("status") != "200":
+                continue
+            with index.record(run_query([index], Query(fields["url"], from_=ts, to=ts)).__next__()) as rec:
+                payload = rec.payload_stream().read()
+                chunked = "chunked" in (rec.http.headers.get("Transfer-Encoding") or "").lower()
+            if chunked:
+                continue
+            status, body = _wsgi_get(app, f"/coll/{ts}id_/{fields['url']}")
+            assert status.startswith("200"), (status, fields["url"])
+            assert body == payload, fields["url"]
+            compared += 1
+    assert compared >= 5, compared
