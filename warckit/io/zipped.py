@@ -102,6 +102,10 @@ class MemberFile(io.RawIOBase):
         self.name = name
         self._pos = 0
 
+    def head(self, size: int) -> MemberFile:
+        """A view of this one's first *size* bytes (reads then stop there)."""
+        return MemberFile(self._f, self._start, max(0, min(size, self.size)), self.name, self.member)
+
     def readable(self) -> bool:
         return True
 

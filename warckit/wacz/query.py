@@ -171,8 +171,19 @@ class WaczIndex(Index):
         fields = getattr(entry, "fields", None)
         if not isinstance(fields, dict) or "filename" not in fields or "offset" not in fields:
             raise UsageError("not an entry of a WACZ index (no filename and offset)")
-        view = self.warc(str(fields["filename"]))
-        return read_record_at(cast(IO[bytes], view), int(fields["offset"]), name=view.name)
+        filename = str(fields["filename"])
+        view = self.warc(filename)
+        offset = int(fields["offset"])
+        length = str(fields.get("length", ""))
+        if length.isdigit() and int(length) > 0:
+            # Read no further than the record: its length is in the entry (for an
+            # uncompressed WARC without the 4-byte trailer, warcio's convention).
+            end = offset + int(length) + (0 if filename.endswith((".gz", ".zst")) else 4)
+            try:
+                return read_record_at(cast(IO[bytes], view.head(end)), offset, name=view.name)
+            except ParseError:
+                pass  # a length that does not hold the record: read on without it
+        return read_record_at(cast(IO[bytes], view), offset, name=view.name)
 
     def close(self) -> None:
         """Close the package if this index opened it."""
