@@ -219,3 +219,28 @@ def test_record_reads_stop_at_the_entry_length(three: tuple[Path, list[Path]]) -
                 assert body == direct.content_stream().read()
             seen.add(fields["filename"])
     assert seen == {"example.warc.gz", "sample.warc.gz", "example.warc"}
+
+
+@pytest.mark.parametrize("cut", [0.5, 0.999])
+def test_a_truncated_package_is_a_typed_error(tmp_path: Path, cut: float,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    good = tmp_path / "good.wacz"
+    create_wacz([SAMPLE], good)
+    data = good.read_bytes()
+    bad = tmp_path / "bad.wacz"
+    bad.write_bytes(data[: int(len(data) * cut)])
+    with pytest.raises(warckit.errors.ParseError) as info:
+        with warckit.open(bad) as reader:
+            list(reader)
+    assert info.value.source == str(bad)
+    with pytest.raises(warckit.errors.ParseError):
+        WaczIndex(bad)
+    assert [i.code for i in validate_wacz(bad).issues] == ["not-a-zip"]
+    for argv in (["ls", str(bad)], ["query", str(bad), "https://example.com/"],
+                 ["wacz", "validate", str(bad)]):
+        capsys.readouterr()
+        assert main(argv) == 1
+        captured = capsys.readouterr()
+        assert "Traceback" not in captured.err
+        if argv[0] != "wacz":
+            assert captured.err.startswith(f"warckit {argv[0]}: error: {bad}: not a readable ZIP file")
