@@ -229,9 +229,8 @@ def test_a_truncated_package_is_a_typed_error(tmp_path: Path, cut: float,
     data = good.read_bytes()
     bad = tmp_path / "bad.wacz"
     bad.write_bytes(data[: int(len(data) * cut)])
-    with pytest.raises(warckit.errors.ParseError) as info:
-        with warckit.open(bad) as reader:
-            list(reader)
+    with pytest.raises(warckit.errors.ParseError) as info, warckit.open(bad) as reader:
+        list(reader)
     assert info.value.source == str(bad)
     with pytest.raises(warckit.errors.ParseError):
         WaczIndex(bad)
