@@ -64,9 +64,9 @@ def test_layout_hashes_and_datapackage(tmp_path: Path) -> None:
     assert summary.captures == 3 and summary.index == "indexes/index.cdx"
     pages = [json.loads(line) for line in zf.read("pages/pages.jsonl").splitlines()]
     assert pages[0] == {"format": "json-pages-1.0", "id": "pages", "title": "All Pages"}
-    assert [(p["url"], p["ts"]) for p in pages[1:]] == [
-        ("https://example.com/", "2026-11-30T09:00:00.000002Z"),
-        ("https://example.com/about", "2026-11-30T09:00:00.000004Z")]
+    assert [(p["url"], p["ts"], p["title"]) for p in pages[1:]] == [
+        ("https://example.com/", "2026-11-30T09:00:00.000002Z", "Example"),
+        ("https://example.com/about", "2026-11-30T09:00:00.000004Z", "About")]
     assert summary.pages == 2
 
 
@@ -189,3 +189,27 @@ def test_constant_memory(tmp_path: Path, bench_warc) -> None:  # type: ignore[no
     zf = zipfile.ZipFile(out)
     assert zf.getinfo(f"archive/{warc.name}").file_size == size
     assert summary.captures > 0
+
+
+def _response(url: str, http: bytes, n: int) -> bytes:
+    head = (f"WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-{n:012d}>\r\n"
+            f"WARC-Date: 2024-01-01T00:00:0{n}Z\r\nWARC-Target-URI: {url}\r\n"
+            f"Content-Type: application/http; msgtype=response\r\nContent-Length: {len(http)}\r\n\r\n")
+    return head.encode() + http + b"\r\n\r\n"
+
+
+def test_page_titles_from_decoded_html(tmp_path: Path) -> None:
+    body = gzip.compress("<html><head><title>\n Caf&eacute; d\xe9j\xe0 </title>".encode("latin-1"))
+    encoded = (b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=ISO-8859-1\r\n"
+               b"Content-Encoding: gzip\r\nContent-Length: %d\r\n\r\n" % len(body)) + body
+    untitled = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 6\r\n\r\n<p>x</p>"[:-2]
+    image = b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: 4\r\n\r\nabcd"
+    warc = tmp_path / "t.warc"
+    warc.write_bytes(_response("http://a.example/", encoded, 1) + _response("http://a.example/u", untitled, 2)
+                     + _response("http://a.example/i.png", image, 3))
+    for titles, expected in ((True, ["Café déjà", "http://a.example/u"]),
+                             (False, ["http://a.example/", "http://a.example/u"])):
+        out = tmp_path / f"{titles}.wacz"
+        create_wacz([warc], out, titles=titles)
+        pages = [json.loads(line) for line in zipfile.ZipFile(out).read("pages/pages.jsonl").splitlines()[1:]]
+        assert [p["title"] for p in pages] == expected

@@ -117,6 +117,7 @@ def create_wacz(
     *,
     pages: str | os.PathLike[str] | None = None,
     detect_pages: bool = True,
+    titles: bool = True,
     main_page_url: str | None = None,
     main_page_date: str | None = None,
     title: str | None = None,
@@ -135,6 +136,7 @@ def create_wacz(
         pages: A JSON Lines page list to use (``pages/pages.jsonl`` format; a header
             is added when missing) instead of detecting pages.
         detect_pages: Detect pages (HTML 200 GET captures) when *pages* is not given.
+        titles: Give detected pages their HTML ``<title>`` (else their URL).
         main_page_url: ``mainPageURL`` (default: the first page's URL).
         main_page_date: ``mainPageDate`` (default: the first page's date when the URL
             is the first page's).
@@ -163,7 +165,7 @@ def create_wacz(
             elif detect_pages:
                 pages_tmp.write(pages_header())
             detector = pages_tmp if pages is None and detect_pages else None
-            lines = capture_lines(warcs, detector, lenient=lenient, on_warning=on_warning)
+            lines = capture_lines(warcs, detector, lenient=lenient, on_warning=on_warning, titles=titles)
             captures = sorted_index(lines, index_tmp, tmpdir=work)
             first_url, first_date, page_count = _first_page(pages_tmp)
             if main_page_url is None:

@@ -17,6 +17,7 @@ import json
 import os
 import zlib
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import nullcontext
 from typing import IO
 
 from ..cdx._timestamps import utc_w3c
@@ -24,7 +25,7 @@ from ..cdx.indexer import IndexOptions, iter_captures
 from ..cdx.lines import capture_line
 from ..cdx.sort import external_sort
 from ..errors import Issue
-from .pages import is_page, page_line
+from .pages import is_page, page_line, page_title
 
 __all__ = ["BLOCK_LINES", "CDX", "CDX_GZ", "IDX", "PLAIN_MAX_LINES", "sorted_index", "write_zipnum_blocks"]
 
@@ -45,19 +46,25 @@ def capture_lines(
     *,
     lenient: bool = False,
     on_warning: Callable[[Issue], None] | None = None,
+    titles: bool = True,
 ) -> Iterator[str]:
     """The CDXJ lines of each ``(path, name in the index)`` WARC, in file order; the
-    pages detected among them are written to *pages_out* as they pass."""
+    pages detected among them are written to *pages_out* as they pass (with their
+    ``<title>`` when *titles*)."""
     for path, filename in warcs:
         opts = IndexOptions(format="cdxj", filename=filename, lenient=lenient)
-        for cap in iter_captures(path, opts, on_warning=on_warning):
-            if pages_out is not None and is_page(cap):
-                try:
-                    ts = utc_w3c(cap.date)
-                except ValueError:
-                    ts = cap.date
-                pages_out.write(page_line(cap.url, ts))
-            yield capture_line(cap, "cdxj")
+        # Titles are read through a second handle: the page's record was just read, so
+        # its bytes come from the page cache.
+        with open(path, "rb") if titles and pages_out is not None else nullcontext() as again:
+            for cap in iter_captures(path, opts, on_warning=on_warning):
+                if pages_out is not None and is_page(cap):
+                    try:
+                        ts = utc_w3c(cap.date)
+                    except ValueError:
+                        ts = cap.date
+                    title = page_title(again, cap.offset, cap.http_content_type) if again else None
+                    pages_out.write(page_line(cap.url, ts, title))
+                yield capture_line(cap, "cdxj")
 
 
 def sorted_index(lines: Iterable[str], out: IO[bytes], tmpdir: str | None = None) -> int:

@@ -4,27 +4,62 @@ The file is JSON Lines: a header ``{"format": "json-pages-1.0", "id": "pages", .
 then one object per page with ``id``, ``url``, ``ts`` (W3C date) and ``title``.
 A *detected* page is an HTML capture answered 200 (a ``response`` whose HTTP
 Content-Type is ``text/html`` or ``application/xhtml+xml``, or such a ``resource``)
-fetched with GET; its title is its URL (reading titles would mean a second pass over
-every HTML payload). Requests made for embeds (images, scripts, stylesheets) are not
-HTML, so they are not pages; an HTML frame is.
+fetched with GET. Its title is the HTML ``<title>`` when it is in the first 64 KiB
+of the (content-decoded) payload — the record was just read by the indexer, so it is
+read again from the page cache — else the URL. Requests made for embeds (images,
+scripts, stylesheets) are not HTML, so they are not pages; an HTML frame is.
 """
 
 from __future__ import annotations
 
 import hashlib
+import html
 import json
+import re
 from collections.abc import Iterator
 from typing import IO, Any
 
 from ..cdx.capture import Capture
-from ..errors import ParseError
+from ..errors import ParseError, WarckitError
+from ..io.sources import InputLike
+from ..read.reader import read_record_at
 
-__all__ = ["HTML_TYPES", "PAGES_FORMAT", "is_page", "page_line", "pages_header", "read_pages_file"]
+__all__ = ["HTML_TYPES", "PAGES_FORMAT", "is_page", "page_line", "page_title", "pages_header",
+           "read_pages_file"]
 
 PAGES_FORMAT = "json-pages-1.0"
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 #: Longest line accepted in a pages file given with ``--pages``.
 MAX_PAGE_LINE = 1 << 20
+#: Decoded payload bytes searched for a ``<title>``, and the longest title kept.
+TITLE_WINDOW = 1 << 16
+MAX_TITLE = 300
+_TITLE = re.compile(rb"<title[^>]*>(.*?)</title", re.IGNORECASE | re.DOTALL)
+_CHARSET = re.compile(r"charset=[\"']?([A-Za-z0-9_.:-]+)", re.IGNORECASE)
+
+
+def page_title(source: InputLike, offset: int, content_type: str | None = None) -> str | None:
+    """The ``<title>`` of the HTML page in the record at *offset* (``None`` if there is
+    none in the first :data:`TITLE_WINDOW` bytes, or the record cannot be read).
+
+    >>> page_title("examples/sample.warc.gz", 1303)
+    'About'
+    """
+    try:
+        with read_record_at(source, offset) as record:
+            data = record.content_stream(decode_content=True, max_decoded=TITLE_WINDOW * 64).read(TITLE_WINDOW)
+    except (WarckitError, OSError, LookupError):
+        return None
+    match = _TITLE.search(data)
+    if match is None:
+        return None
+    charset = _CHARSET.search(content_type or "")
+    try:
+        text = match.group(1).decode(charset.group(1) if charset else "utf-8", "replace")
+    except LookupError:
+        text = match.group(1).decode("utf-8", "replace")
+    title = " ".join(html.unescape(text).split())
+    return title[:MAX_TITLE] or None
 
 
 def _mime(content_type: str | None) -> str:
