@@ -40,6 +40,9 @@ print(elapsed, peak)
 CONTENDERS = {
     "warckit": ("from warckit.wacz import create_wacz\n"
                 "create_wacz([WARC], OUT, plain_max_lines=0)"),
+    # py-wacz titles pages by URL (without --text): the same work, without titles.
+    "warckit-no-titles": ("from warckit.wacz import create_wacz\n"
+                          "create_wacz([WARC], OUT, plain_max_lines=0, titles=False)"),
     "py-wacz": ("from wacz.main import main\n"
                 "import contextlib, io\n"
                 "with contextlib.redirect_stdout(io.StringIO()):\n"
@@ -89,7 +92,7 @@ def main() -> None:
     base = statistics.median(times["py-wacz"])
     for name in CONTENDERS:
         median = statistics.median(times[name])
-        print(f"{name:8s} {median:7.2f} s  {size / 1e6 / median:7.1f} MB/s  "
+        print(f"{name:17s} {median:7.2f} s  {size / 1e6 / median:7.1f} MB/s  "
               f"x{base / median:5.2f} vs py-wacz  peak RSS {peaks[name] / 1024:.0f} MiB")
 
 
