@@ -19,7 +19,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PUBLIC_MODULES = ("warckit", "warckit.record", "warckit.read", "warckit.write", "warckit.check",
                   "warckit.write.build", "warckit.record.payload", "warckit.io.sources",
                   "warckit.cdx", "warckit.url", "warckit.tools", "warckit.tools.dedup",
-                  "warckit.check.report", "warckit.record.rules", "warckit.check.verify", "warckit.errors")
+                  "warckit.check.report", "warckit.record.rules", "warckit.check.verify", "warckit.errors",
+                  "warckit.wacz", "warckit.read.wacz", "warckit.io.zipped")
 
 
 def _documented(tmp_path: Path) -> dict[str, Any]:

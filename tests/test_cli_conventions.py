@@ -90,6 +90,8 @@ MISSING = {
     "dedup build": ["{tmp}/new.db", "--from", "{missing}"],
     "dedup lookup": ["{missing}", "sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"],
     "dedup apply": ["{missing}", "{tmp}/new.db", "--out-dir", "{out}"],
+    "wacz create": ["-o", "{tmp}/new.wacz", "{missing}"],
+    "wacz validate": ["{missing}"],
 }
 
 # Damaged input: (arguments, source key, offset or None).
@@ -105,6 +107,7 @@ DAMAGED = {
     "dedup build": (["{tmp}/new.db", "--from", "{bad}"], "bad", SAMPLE_SIZE),
     "dedup lookup": (["{bad_db}", "sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"], "bad_db", None),
     "dedup apply": (["{bad}", "{tmp}/new.db", "--out-dir", "{out}"], "bad", SAMPLE_SIZE),
+    "wacz create": (["-o", "{tmp}/new.wacz", "{bad}"], "bad", SAMPLE_SIZE),
 }
 
 # A usage error for each: (arguments, a fragment of the message).
@@ -123,6 +126,8 @@ USAGE = {
     "dedup build": (["{tmp}/new.db"], "required: --from"),
     "dedup lookup": (["{tmp}/new.db"], "required: DIGEST"),
     "dedup apply": (["{good}", "{tmp}/new.db"], "required: --out-dir"),
+    "wacz create": (["{good}"], "required: -o/--output"),
+    "wacz validate": ([], "required: FILE.wacz"),
 }
 
 
@@ -131,10 +136,12 @@ def _argv(command: str, args: list[str], files: dict[str, str]) -> list[str]:
 
 
 def test_every_command_is_covered() -> None:
-    commands = set(COMMANDS) - {"dedup"} | {"dedup build", "dedup lookup", "dedup apply"}
+    commands = set(COMMANDS) - {"dedup", "wacz"} | {"dedup build", "dedup lookup", "dedup apply",
+                                                   "wacz create", "wacz validate"}
     assert set(USAGE) == commands
     assert set(MISSING) | {"surt"} == commands
-    assert set(DAMAGED) | {"check", "surt"} == commands  # check reports; surt reads no file
+    # check and wacz validate report; surt reads no file
+    assert set(DAMAGED) | {"check", "surt", "wacz validate"} == commands
 
 
 @pytest.mark.parametrize("command", sorted(MISSING))

@@ -14,7 +14,13 @@ __all__ = ["bisect_left_line", "ended", "first_disorder", "line_number", "previo
 
 
 def _file_size(fh: IO[bytes]) -> int:
-    return os.fstat(fh.fileno()).st_size
+    try:
+        return os.fstat(fh.fileno()).st_size
+    except OSError:  # no descriptor: a byte range of another file (a WACZ member)
+        here = fh.tell()
+        size = fh.seek(0, os.SEEK_END)
+        fh.seek(here)
+        return size
 
 
 def _line_after(fh: IO[bytes], pos: int) -> tuple[int, bytes]:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, Any
 
 from ..errors import HeaderParseError, Issue, ParseError
 from ..read.reader import open_archive
@@ -160,17 +160,21 @@ def _check_record(rec: Any, report: FileReport, add: Callable[..., None]) -> Rec
     return rr
 
 
-def check_file(path: str | os.PathLike[str], *, verify_digests: bool = True) -> FileReport:
+def check_file(path: str | os.PathLike[str] | IO[bytes], *, verify_digests: bool = True,
+               name: str | None = None) -> FileReport:
     """Check one WARC file; never raises for bad content (problems become findings).
 
     Args:
-        path: The file.
+        path: The file (a path, or a binary file object: a WARC inside a WACZ).
         verify_digests: Recompute block and payload digests.
+        name: The name findings carry (default: the path, or the file object's name).
 
     Raises:
         OSError: the file cannot be opened.
     """
-    name = os.fspath(path)
+    if name is None:
+        name = os.fspath(path) if isinstance(path, (str, os.PathLike)) else str(getattr(path, "name", "<stream>"))
+    source = path if not isinstance(path, (str, os.PathLike)) else name
     report = FileReport(name)
 
     def add(code: str, severity: str, message: str, offset: int | None = None,
@@ -188,7 +192,7 @@ def check_file(path: str | os.PathLike[str], *, verify_digests: bool = True) -> 
     first = True
     last: tuple[int, int] | None = None  # (offset, index of its first finding) of the last record
     try:
-        with open_archive(name, lenient=True, on_warning=on_warning) as reader:
+        with open_archive(source, lenient=True, on_warning=on_warning, name=name) as reader:
             report.compression = reader.compression
             for rec in reader:
                 last = (rec.offset, len(report.issues))

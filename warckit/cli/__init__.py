@@ -40,6 +40,7 @@ COMMANDS: tuple[str, ...] = (
     "arc2warc",
     "crawllog2warc",
     "dedup",
+    "wacz",
 )
 
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from collections.abc import Iterator
+from typing import IO, Any, cast
 
-from ..check.report import FileReport, iter_check_files
+from ..check.report import FileReport, check_file, iter_check_files
 from ..errors import UsageError
+from ..read.wacz import is_wacz, wacz_warcs
 from ._common import display_name, expand_archives, stdin_spooled
 
 __all__ = ["add_parser", "run"]
@@ -68,6 +70,20 @@ def run(args: argparse.Namespace) -> int:
         return _run(args, files)
 
 
+def _reports(files: list[str], verify: bool, jobs: int) -> Iterator[FileReport]:
+    """The report of each file; a WACZ gives one per WARC inside it (checked in this process)."""
+    if not any(is_wacz(f) for f in files):
+        yield from iter_check_files(files, verify_digests=verify, jobs=jobs)
+        return
+    for path in files:
+        if not is_wacz(path):
+            yield from iter_check_files([path], verify_digests=verify)
+            continue
+        with wacz_warcs(path) as warcs:
+            for warc in warcs:
+                yield check_file(cast(IO[bytes], warc), verify_digests=verify, name=warc.name)
+
+
 def _run(args: argparse.Namespace, files: list[str]) -> int:
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
@@ -80,7 +96,7 @@ def _run(args: argparse.Namespace, files: list[str]) -> int:
         except ImportError:
             bar = None
     failed = 0
-    for report in iter_check_files(files, verify_digests=not args.no_digests, jobs=args.jobs):
+    for report in _reports(files, not args.no_digests, args.jobs):
         report.path = display_name(report.path) or report.path
         if not report.ok:
             failed += 1

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from typing import IO, Any, cast
 
 from .._util.cpus import cpu_count
 from ..cdx.build import write_index
-from ..cdx.formats import FORMATS
-from ..cdx.indexer import ALL_TYPES, DEFAULT_TYPES, IndexOptions
+from ..cdx.formats import FORMATS, header_line
+from ..cdx.indexer import ALL_TYPES, DEFAULT_TYPES, IndexOptions, index_file
+from ..cdx.sort import external_sort
 from ..cdx.zipnum import DEFAULT_BLOCK_LINES, write_zipnum
-from ..errors import UsageError
+from ..errors import Issue, UsageError
 from ..io.atomic import replacing
+from ..read.wacz import ARCHIVE_DIR, is_wacz, wacz_warcs
 from ._common import add_output, check_output, expand_archives, stdin_spooled, warner
 
 
@@ -90,6 +94,37 @@ def run(args: argparse.Namespace) -> int:
         return _run(args)
 
 
+def _with_waczs(paths: list[str], out: IO[bytes], options: IndexOptions, *, sort: bool, jobs: int,
+                header: bool, max_memory: int, progress: bool | None,
+                on_warning: Callable[[Issue], None]) -> int:
+    """:func:`write_index`, where a WACZ among *paths* stands for the WARCs inside it,
+    indexed (in one process) under their names in ``archive/``, as its own index has them."""
+    if not any(is_wacz(p) for p in paths):
+        return write_index(paths, out, options, sort=sort, jobs=jobs, header=header,
+                           max_memory=max_memory, progress=progress, on_warning=on_warning)
+
+    def lines() -> Iterator[str]:
+        for path in paths:
+            if not is_wacz(path):
+                yield from index_file(path, options, on_warning=on_warning)
+                continue
+            with wacz_warcs(path) as warcs:
+                for warc in warcs:
+                    opts = replace(options, filename=warc.member[len(ARCHIVE_DIR):])
+                    yield from index_file(cast(IO[bytes], warc), opts, on_warning=on_warning)
+
+    head = header_line(options.format, is_sorted=sort) if header else None
+    if sort:
+        return external_sort(lines(), out, max_memory=max_memory, header=head)
+    if head is not None:
+        out.write(head.encode("utf-8") + b"\n")
+    count = 0
+    for line in lines():
+        out.write(line.encode("utf-8") + b"\n")
+        count += 1
+    return count
+
+
 def _run(args: argparse.Namespace) -> int:
     if args.jobs is None:
         args.jobs = _default_jobs()
@@ -109,19 +144,19 @@ def _run(args: argparse.Namespace) -> int:
         import tempfile
 
         with tempfile.TemporaryFile() as tmp:
-            write_index(args.files, tmp, options, sort=True, jobs=args.jobs, header=False,
+            _with_waczs(args.files, tmp, options, sort=True, jobs=args.jobs, header=False,
                         max_memory=max_memory, progress=args.progress, on_warning=warn)
             tmp.seek(0)
             write_zipnum(tmp, args.zipnum, block_lines=args.block_lines)
         return 0
     if args.output and args.output != "-":
         with replacing(args.output) as out:
-            write_index(args.files, out, options, sort=args.sort, jobs=args.jobs,
+            _with_waczs(args.files, out, options, sort=args.sort, jobs=args.jobs,
                         header=not args.no_header, max_memory=max_memory,
                         progress=args.progress, on_warning=warn)
         return 0
     sys.stdout.flush()
-    write_index(args.files, sys.stdout.buffer, options, sort=args.sort, jobs=args.jobs,
+    _with_waczs(args.files, sys.stdout.buffer, options, sort=args.sort, jobs=args.jobs,
                 header=not args.no_header, max_memory=max_memory, progress=args.progress,
                 on_warning=warn)
     sys.stdout.buffer.flush()

@@ -11,6 +11,7 @@ import orjson
 
 from ..errors import HttpParseError, WarckitError
 from ..read.reader import RECORDS_LOST, ArchiveReader
+from ..read.wacz import WaczReader
 from ..record.records import WarcRecord
 from ._common import expand_archives, parse_record_types, warner
 
@@ -70,24 +71,26 @@ def run(args: argparse.Namespace) -> int:
     for path in files:
         with ArchiveReader(path, lenient=args.lenient, on_warning=warn, types=types,
                            name=path) as reader:
-            pending: tuple[WarcRecord, int | None] | None = None
+            # A WACZ: each line names the WARC inside it (reader.name, package#archive/…).
+            named = with_file or isinstance(reader, WaczReader)
+            pending: tuple[str, WarcRecord, int | None] | None = None
             # Print a record once the reader has moved past it, so its length is
             # known without spooling its body.
             try:
                 for rec in reader:
                     status = _status(rec, args.lenient)
                     if pending is not None:
-                        _emit(out, path, *pending, as_json=args.json, with_file=with_file)
-                    pending = (rec, status)
+                        _emit(out, *pending, as_json=args.json, with_file=named)
+                    pending = (reader.name, rec, status)
             except WarckitError:
                 # The damage is after the pending record if the reader finished it
                 # (its trailer was read): it is intact and listed before the error.
-                if pending is not None and pending[0]._stream_length is not None:
-                    _emit(out, path, *pending, as_json=args.json, with_file=with_file)
+                if pending is not None and pending[1]._stream_length is not None:
+                    _emit(out, *pending, as_json=args.json, with_file=named)
                     out.flush()
                 raise
             if pending is not None:
-                _emit(out, path, *pending, as_json=args.json, with_file=with_file)
+                _emit(out, *pending, as_json=args.json, with_file=named)
             lost = lost or any(issue.code in RECORDS_LOST for issue in reader.issues)
     # Lenient listing that had to skip damaged data lists what it could, but the
     # input is damaged: exit 1.

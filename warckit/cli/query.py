@@ -5,15 +5,18 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from contextlib import ExitStack
 from typing import Any
 from urllib.parse import urlsplit
 
 import orjson
 
 from ..cdx._timestamps import lower_bound, upper_bound
-from ..cdx.query import MATCH_TYPES, Query, entry_to_dict, run_query
+from ..cdx.query import MATCH_TYPES, Index, Query, entry_to_dict, run_query
 from ..errors import UrlError, UsageError
+from ..read.wacz import is_wacz
 from ..url import surt
+from ..wacz.query import WaczIndex
 from ._common import parse_record_types, stdin_spooled
 
 
@@ -24,14 +27,15 @@ def add_parser(subparsers: Any) -> None:
         help="look a URL up in sorted indexes",
         description=(
             "Look URL up in sorted index files (new-style CDX, CDXJ, CDX-11/9, or a ZipNum "
-            ".idx). Timestamps: 14-digit of any length (2014, 20140103) or W3C. An index "
+            ".idx), or in the index inside a WACZ. Timestamps: 14-digit of any length (2014, 20140103) or W3C. An index "
             "that is not sorted is refused (exit status 1): sort it with "
             "'warckit merge --unsorted -o SORTED INDEX'. Nothing found: no output and exit "
             "status 1 (as grep)."
         ),
     )
     p.add_argument("args", nargs="+", metavar="INDEX... URL",
-                   help="index files ('-' reads one from standard input), then the URL")
+                   help="index files or WACZ packages ('-' reads one from standard input), "
+                   "then the URL")
     p.add_argument("--match", choices=MATCH_TYPES, default="exact",
                    help="how the URL's key is matched")
     p.add_argument("--from", dest="from_", metavar="TS",
@@ -100,8 +104,11 @@ def run(args: argparse.Namespace) -> int:
               args.limit)
     out = sys.stdout.buffer
     found = 0
-    with stdin_spooled(indexes) as paths:
-        for entry in run_query(paths, q):
+    with stdin_spooled(indexes) as paths, ExitStack() as stack:
+        # A WACZ is looked up in its own index (read by ranges, not unpacked).
+        opened: list[str | Index] = [stack.enter_context(WaczIndex(p)) if is_wacz(p) else p
+                                     for p in paths]
+        for entry in run_query(opened, q):
             found += 1
             if args.json:
                 out.write(orjson.dumps(entry_to_dict(entry)) + b"\n")

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from .reader import RECORDS_LOST, ArchiveReader, open_archive, read_payload_range, read_record_at
+from .wacz import WaczReader
 from .segments import LogicalRecord, iter_logical_records, reassemble
 
 __all__ = [
     "RECORDS_LOST", "ArchiveReader", "LogicalRecord", "iter_logical_records", "open_archive",
-    "read_payload_range", "read_record_at", "reassemble",
+    "read_payload_range", "read_record_at", "reassemble", "WaczReader",
 ]

@@ -15,7 +15,7 @@ import bisect
 import os
 import weakref
 from collections.abc import Callable, Collection, Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 from .._speedups.readercore import impl as _core
 from .._util.cpus import cpu_count
@@ -34,6 +34,7 @@ from ..io.compression import (
     sniff_compression,
 )
 from ..io.sources import InputLike, Source, open_source
+from ..io.zipped import ZIP_LOCAL_MAGIC
 from ..record.records import RECORD_TYPES, WarcRecord, record_class
 from .arc import _ARC_V1, MAX_ARC_LINE, ArcHeads, _arc_fields
 from .recovery import Recovery
@@ -90,6 +91,10 @@ class ArchiveReader(ArcHeads, Recovery, _ReaderCore):
         ['warcinfo', 'request', 'response']
     """
 
+    #: Turns a reader whose input is a ZIP file (a WACZ) into a
+    #: :class:`warckit.read.wacz.WaczReader`; registered by that module (it imports this one).
+    _zip_opener: ClassVar[Callable[[ArchiveReader, Source, dict[str, Any], int], None] | None] = None
+
     def __init__(
         self,
         source: InputLike | Source,
@@ -126,6 +131,12 @@ class ArchiveReader(ArcHeads, Recovery, _ReaderCore):
                 raise UsageError(f"{self.name}: cannot start at offset {offset} (the input cannot seek)")
             src.file.seek(offset)
         head = src.peek(4)
+        if head == ZIP_LOCAL_MAGIC and compression is None and ArchiveReader._zip_opener is not None:
+            # A WACZ: the records of the WARCs inside it (read/wacz.py).
+            ArchiveReader._zip_opener(self, src, {"lenient": lenient, "on_warning": on_warning, "types": types,
+                                     "min_size": min_size, "max_size": max_size,
+                                     "max_header_size": max_header_size}, offset)
+            return
         self._f: Any = src.file  # (peek may have wrapped it in a buffer)
         self.compression = compression or sniff_compression(head)
         kwargs: dict[str, Any] = {"start": offset, "source": self.name, "lenient": lenient}
