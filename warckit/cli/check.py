@@ -9,7 +9,7 @@ from typing import Any
 
 from ..check.report import FileReport, iter_check_files
 from ..errors import UsageError
-from ._common import display_name, expand_archives, stdin_spooled
+from ._common import add_storage_options, display_name, expand_archives, stdin_spooled
 
 __all__ = ["add_parser", "run"]
 
@@ -36,6 +36,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
                    help="check N files at once, in N processes (reports keep the input order; "
                    "default: 1)")
+    add_storage_options(p)
     p.set_defaults(func=run)
 
 

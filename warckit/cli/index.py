@@ -13,7 +13,7 @@ from ..cdx.indexer import ALL_TYPES, DEFAULT_TYPES, IndexOptions
 from ..cdx.zipnum import DEFAULT_BLOCK_LINES, write_zipnum
 from ..errors import UsageError
 from ..io.atomic import replacing
-from ._common import add_output, check_output, expand_archives, stdin_spooled, warner
+from ._common import add_storage_options, add_output, check_output, expand_archives, stdin_spooled, warner
 
 
 def add_parser(subparsers: Any) -> None:
@@ -63,6 +63,7 @@ def add_parser(subparsers: Any) -> None:
                    help="memory budget of the sort, in MiB (default: %(default)s)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar (default: on a terminal, when tqdm is installed)")
+    add_storage_options(p)
     p.set_defaults(func=run)
 
 

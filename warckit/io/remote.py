@@ -1,0 +1,319 @@
+"""Remote inputs: a URL (``https://``, ``http://``, ``s3://``, any installed fsspec
+protocol) as a seekable binary file that reads by ranged requests.
+
+:func:`~warckit.io.sources.open_source` sends a string here only when :func:`is_url`
+says it is a URL (one string test), so local paths never import fsspec. A
+:class:`RemoteFile` fetches what is read in ranges: the first range is the one the
+caller announced (a record's offset and CDX length: exactly that record), or a small
+one, then each sequential range doubles up to :data:`READ_AHEAD`; memory holds one
+range. Every failure is a :class:`~warckit.errors.RemoteError` naming the URL and the
+byte offset.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from typing import Any
+
+from ..errors import RemoteError, UsageError
+
+__all__ = [
+    "FIRST_READ",
+    "READ_AHEAD",
+    "RemoteFile",
+    "default_storage_options",
+    "is_url",
+    "open_url",
+    "parse_storage_option",
+]
+
+#: Largest range one request fetches while reading sequentially (the read-ahead).
+READ_AHEAD = 8 << 20
+#: The first range fetched when the caller announced no length (then it doubles).
+FIRST_READ = 64 << 10
+#: Seconds a connection may take to open or stay silent (``WARCKIT_REMOTE_TIMEOUT``).
+TIMEOUT = float(os.environ.get("WARCKIT_REMOTE_TIMEOUT", "60"))
+
+#: Options every URL is opened with unless the call passes its own (the CLI's
+#: ``--storage-option`` fills it; forked workers inherit it).
+_DEFAULT_OPTIONS: dict[str, Any] = {}
+
+_EXTRA_HINT = "reading URLs needs fsspec: pip install 'warckit[remote]'"
+
+
+def is_url(text: str) -> bool:
+    """Whether *text* is a URL (``scheme://``) rather than a local path.
+
+    A Windows drive path (``C:\\x``) and a plain path are not; the scheme must be
+    letters, digits, ``+``, ``-`` or ``.`` and start with a letter.
+    """
+    i = text.find("://")
+    if i < 2:
+        return False
+    scheme = text[:i]
+    return scheme[0].isalpha() and scheme.replace("+", "").replace("-", "").replace(".", "").isalnum()
+
+
+def default_storage_options() -> dict[str, Any]:
+    """The process-wide storage options (a live dict: update it to change the defaults)."""
+    return _DEFAULT_OPTIONS
+
+
+def parse_storage_option(text: str) -> tuple[list[str], Any]:
+    """``KEY=VALUE`` (``KEY`` may be dotted: ``client_kwargs.endpoint_url``) as a key path
+    and a value; the value is JSON when it parses as JSON (``true``, ``5``), else the string.
+
+    Raises:
+        UsageError: there is no ``=`` or no key.
+    """
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise UsageError(f"--storage-option must be KEY=VALUE, not {text!r}")
+    import json
+
+    try:
+        parsed: Any = json.loads(value)
+    except ValueError:
+        parsed = value
+    return [k.strip() for k in key.split(".")], parsed
+
+
+def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for k, v in extra.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def _with_timeouts(protocol: str, options: dict[str, Any]) -> dict[str, Any]:
+    """Bound every wait (connect, silent socket) unless the caller set its own."""
+    if protocol in ("http", "https"):
+        client = dict(options.get("client_kwargs") or {})
+        if "timeout" not in client:
+            import aiohttp
+
+            client["timeout"] = aiohttp.ClientTimeout(total=None, sock_connect=TIMEOUT, sock_read=TIMEOUT)
+            options = {**options, "client_kwargs": client}
+    elif protocol in ("s3", "s3a"):
+        config = dict(options.get("config_kwargs") or {})
+        config.setdefault("connect_timeout", TIMEOUT)
+        config.setdefault("read_timeout", TIMEOUT)
+        options = {**options, "config_kwargs": config}
+    return options
+
+
+def _status(exc: BaseException | None) -> tuple[int, str] | None:
+    """The HTTP status somewhere in *exc*'s chain (fsspec turns a refused HEAD into a
+    FileNotFoundError raised from the aiohttp error that has it)."""
+    seen = 0
+    while exc is not None and seen < 8:
+        status = getattr(exc, "status", None)
+        if isinstance(status, int):
+            return status, str(getattr(exc, "message", "") or "")
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return None
+
+
+def _reason(exc: BaseException) -> str:
+    """What a backend's exception means, in words (the URL and offset are added by the caller)."""
+    found = _status(exc)
+    if found is not None:
+        return f"HTTP {found[0]} {found[1]}".rstrip()
+    text = str(exc)
+    if type(exc).__name__ == "ClientPayloadError":
+        return f"the connection dropped before the range was complete ({text})"
+    if isinstance(exc, ValueError) and "range requests" in text:
+        return ("the server ignores Range requests (it answered with the whole file); "
+                "reading past the first range needs them")
+    if isinstance(exc, FileNotFoundError):
+        return "not found (404 or no such key)"
+    if isinstance(exc, PermissionError):
+        return f"access denied (403){': ' + text if text else ''}"
+    if type(exc).__name__ in ("TimeoutError", "ServerTimeoutError", "ReadTimeoutError", "ConnectTimeoutError"):
+        return f"timed out after {TIMEOUT:g} s ({type(exc).__name__})"
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class RemoteFile(io.BufferedIOBase):
+    """A remote object as a read-only, seekable binary file (see the module docstring).
+
+    Args:
+        url: The URL.
+        fs_file: The fsspec file, opened with ``cache_type="none"`` (each read is one request).
+        span: ``(offset, length)`` the caller reads: the first request at *offset*
+            fetches exactly *length* bytes (a record and its CDX length), and the file
+            ends at ``offset + length`` (bytes before *offset* stay readable).
+    """
+
+    def __init__(self, url: str, fs_file: Any, span: tuple[int, int | None] | None = None) -> None:
+        super().__init__()
+        self.name = url
+        self._f = fs_file
+        self.size: int = int(fs_file.size)
+        self._pos = 0
+        self._buf = b""
+        self._buf_at = 0
+        self._next = FIRST_READ
+        self._span = span if span is not None and span[1] else None
+        # An announced range is also where reading ends: a reader that fills whole
+        # chunks must not fetch past the record it was asked for.
+        self._end = self.size if self._span is None else min(self.size, sum(self._span))  # type: ignore[arg-type]
+        #: Bytes fetched so far (all requests).
+        self.fetched = 0
+        self.requests = 0
+
+    # -- io.BufferedIOBase ----------------------------------------------------------
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        if whence == io.SEEK_CUR:
+            offset += self._pos
+        elif whence == io.SEEK_END:
+            offset += self.size
+        if offset < 0:
+            raise ValueError(f"negative seek position {offset}")
+        self._pos = offset
+        return offset
+
+    def read(self, size: int | None = -1) -> bytes:
+        if self.closed:
+            raise ValueError("read from a closed file")
+        if size is None or size < 0:
+            size = max(self._end - self._pos, 0)
+        parts: list[bytes] = []
+        while size > 0:
+            i = self._pos - self._buf_at
+            if not 0 <= i < len(self._buf):
+                if self._pos >= self._end or not self._fill(size):
+                    break
+                continue
+            chunk = self._buf[i : i + size]
+            parts.append(chunk)
+            self._pos += len(chunk)
+            size -= len(chunk)
+        return parts[0] if len(parts) == 1 else b"".join(parts)
+
+    def read1(self, size: int = -1) -> bytes:
+        return self.read(size)
+
+    def readinto(self, b: Any) -> int:
+        view = memoryview(b).cast("B")
+        data = self.read(len(view))
+        view[: len(data)] = data
+        return len(data)
+
+    def readinto1(self, b: Any) -> int:
+        return self.readinto(b)
+
+    def peek(self, size: int = 1) -> bytes:
+        i = self._pos - self._buf_at
+        if not 0 <= i < len(self._buf):
+            if self._pos >= self._end or not self._fill(max(size, 1)):
+                return b""
+            i = 0
+        return self._buf[i : i + max(size, 1)]
+
+    def close(self) -> None:
+        if not self.closed:
+            self._buf = b""
+            try:
+                self._f.close()
+            finally:
+                super().close()
+
+    def fileno(self) -> int:
+        raise io.UnsupportedOperation(f"{self.name}: a remote file has no descriptor")
+
+    # -- fetching -----------------------------------------------------------------
+
+    def _fill(self, want: int) -> bool:
+        """Fetch the range at the position; False at the end of the object."""
+        start = self._pos
+        if start >= self._end:
+            return False
+        span = self._span
+        if span is not None and span[0] <= start < span[0] + (span[1] or 0):
+            # The announced range (a record): exactly it, in one request if it fits.
+            length = span[0] + (span[1] or 0) - start
+            self._span = None
+            self._next = FIRST_READ
+        else:
+            if start != self._buf_at + len(self._buf):
+                self._next = FIRST_READ  # not sequential: start small again
+            length = max(self._next, want)
+            self._next = min(self._next * 2, READ_AHEAD)
+        end = min(start + min(length, max(READ_AHEAD, want)), self._end)
+        try:
+            self._f.seek(start)
+            data = self._f.read(end - start)
+        except Exception as exc:  # noqa: BLE001 - any backend failure is one typed error
+            raise RemoteError(self.name, start, _reason(exc)) from exc
+        self.requests += 1
+        self.fetched += len(data)
+        if len(data) < end - start:
+            raise RemoteError(self.name, start + len(data),
+                              f"the connection ended after {len(data)} of {end - start} bytes")
+        self._buf = data
+        self._buf_at = start
+        return True
+
+    def __repr__(self) -> str:
+        return f"RemoteFile({self.name!r}, size={self.size})"
+
+
+def open_url(
+    url: str,
+    *,
+    storage_options: dict[str, Any] | None = None,
+    span: tuple[int, int | None] | None = None,
+) -> RemoteFile:
+    """Open *url* for ranged reading (see :class:`RemoteFile`).
+
+    Args:
+        url: ``https://…``, ``s3://bucket/key``, or any URL of an installed fsspec protocol.
+        storage_options: Passed to the fsspec filesystem (credentials, ``endpoint_url``
+            in ``client_kwargs``…), over the process defaults
+            (:func:`default_storage_options`) and fsspec's own configuration
+            (``FSSPEC_S3_…`` variables).
+        span: ``(offset, length)`` to be read first (one request for exactly it).
+
+    Raises:
+        UsageError: fsspec is not installed (the message names the extra), or the
+            protocol is unknown.
+        RemoteError: the object cannot be opened (missing, forbidden, unreachable).
+    """
+    try:
+        import fsspec
+        from fsspec.core import split_protocol
+    except ImportError:
+        raise UsageError(f"{url}: {_EXTRA_HINT}") from None
+    protocol = split_protocol(url)[0] or "file"
+    try:
+        fsspec.get_filesystem_class(protocol)
+    except (ImportError, ValueError) as exc:
+        raise UsageError(f"{url}: {exc} ({_EXTRA_HINT})") from None
+    options = _merge(_DEFAULT_OPTIONS, storage_options or {})
+    try:
+        options = _with_timeouts(protocol, options)
+        fs, path = fsspec.core.url_to_fs(url, **options)
+        # cache_type "none": every read is one request, sized by RemoteFile.
+        f = fs.open(path, "rb", block_size=READ_AHEAD, cache_type="none")
+    except ImportError as exc:
+        raise UsageError(f"{url}: {exc} ({_EXTRA_HINT})") from None
+    except Exception as exc:  # noqa: BLE001 - any backend failure is one typed error
+        raise RemoteError(url, None, _reason(exc)) from exc
+    if not hasattr(f, "size") or f.size is None or not f.seekable():
+        f.close()
+        raise RemoteError(url, None, "the server gives no size or cannot serve byte ranges "
+                          "(no Content-Length, or Accept-Ranges: none)")
+    return RemoteFile(url, f, span)
