@@ -13,7 +13,7 @@ from typing import Any
 from ..errors import UsageError
 from ..io.atomic import replacing
 from ..read.reader import read_payload_range, read_record_at
-from ._common import add_storage_options, add_out_dir, check_output, need_out_dir, stdin_spooled
+from ._common import add_out_dir, add_storage_options, check_output, need_out_dir, stdin_spooled
 
 
 def add_parser(sub: Any) -> None:

@@ -13,7 +13,14 @@ from ..cdx.indexer import ALL_TYPES, DEFAULT_TYPES, IndexOptions
 from ..cdx.zipnum import DEFAULT_BLOCK_LINES, write_zipnum
 from ..errors import UsageError
 from ..io.atomic import replacing
-from ._common import add_storage_options, add_output, check_output, expand_archives, stdin_spooled, warner
+from ._common import (
+    add_output,
+    add_storage_options,
+    check_output,
+    expand_archives,
+    stdin_spooled,
+    warner,
+)
 
 
 def add_parser(subparsers: Any) -> None:

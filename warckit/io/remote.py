@@ -256,7 +256,7 @@ class RemoteFile(io.BufferedIOBase):
         try:
             self._f.seek(start)
             data = self._f.read(end - start)
-        except Exception as exc:  # noqa: BLE001 - any backend failure is one typed error
+        except Exception as exc:  # any backend failure becomes one typed error
             raise RemoteError(self.name, start, _reason(exc)) from exc
         self.requests += 1
         self.fetched += len(data)
@@ -293,8 +293,8 @@ def open_url(
         RemoteError: the object cannot be opened (missing, forbidden, unreachable).
     """
     try:
-        import fsspec
-        from fsspec.core import split_protocol
+        import fsspec  # type: ignore[import-untyped,unused-ignore]  # the remote extra
+        from fsspec.core import split_protocol  # type: ignore[import-untyped,unused-ignore]
     except ImportError:
         raise UsageError(f"{url}: {_EXTRA_HINT}") from None
     protocol = split_protocol(url)[0] or "file"
@@ -310,7 +310,7 @@ def open_url(
         f = fs.open(path, "rb", block_size=READ_AHEAD, cache_type="none")
     except ImportError as exc:
         raise UsageError(f"{url}: {exc} ({_EXTRA_HINT})") from None
-    except Exception as exc:  # noqa: BLE001 - any backend failure is one typed error
+    except Exception as exc:  # any backend failure becomes one typed error
         raise RemoteError(url, None, _reason(exc)) from exc
     if not hasattr(f, "size") or f.size is None or not f.seekable():
         f.close()
