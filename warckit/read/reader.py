@@ -83,7 +83,7 @@ class ArchiveReader(ArcHeads, Recovery, _ReaderCore):
             CPU; the environment variable ``WARCKIT_READAHEAD=0`` turns that off.
             Results are the same either way.
         storage_options: For a URL source: fsspec options (credentials, endpoint);
-            see :doc:`remote`.
+            see :mod:`warckit.io.remote`.
 
     Example:
         >>> import warckit
@@ -339,7 +339,7 @@ def open_archive(
     *max_header_size* caps a record head (bytes); *offset* starts at a record's file
     offset; *name* is used in messages; *compression* (``"gzip"``, ``"zstd"``,
     ``"none"``) overrides sniffing; *readahead* inflates gzip on a thread;
-    *storage_options* go to fsspec when *source* is a URL (:doc:`remote`).
+    *storage_options* go to fsspec when *source* is a URL (:mod:`warckit.io.remote`).
     """
     return ArchiveReader(source, lenient=lenient, on_warning=on_warning, types=types,
                          min_size=min_size, max_size=max_size, max_header_size=max_header_size,
@@ -373,7 +373,7 @@ def read_record_at(
 
     The keyword arguments are those of :class:`ArchiveReader` (*types*, *min_size* and
     *max_size* skip to the first selected record at or after *offset*). *length* is the
-    record's length (as in a CDX line): a remote source (a URL, see :doc:`remote`) then
+    record's length (as in a CDX line): a remote source (a URL, see :mod:`warckit.io.remote`) then
     fetches exactly bytes ``[offset, offset + length)`` in one request; without it,
     a small first range, then growing ones. Local files ignore it.
 
