@@ -86,3 +86,28 @@ def test_index_jobs_reads_pieces_by_ranges(http: RangeServer, served: Path,
     # Each piece reads a little past its end (its last range doubled), and finding the
     # split points reads a window at each: bounded, on a small file up to ~2.5 times it.
     assert http.sent < 3 * path.stat().st_size
+
+
+def test_recompress_and_arc2warc_read_urls(http: RangeServer, served: Path, tmp_path: Path,
+                                           capsysbinary: Any) -> None:
+    warc = local(served, "wget.warc")
+    code, _, err = _run(capsysbinary, "recompress", "-o", str(tmp_path / "remote.warc.gz"),
+                        http.url("wget.warc"))
+    assert (code, err) == (0, b"")
+    assert _run(capsysbinary, "recompress", "-o", str(tmp_path / "local.warc.gz"), str(warc))[0] == 0
+    assert (tmp_path / "remote.warc.gz").read_bytes() == (tmp_path / "local.warc.gz").read_bytes()
+
+    arc = local(served, "blackbook.arc.gz")
+    code, out, err = _run(capsysbinary, "arc2warc", "--out-dir", str(tmp_path / "r"),
+                          http.url("blackbook.arc.gz"))
+    local_run = _run(capsysbinary, "arc2warc", "--out-dir", str(tmp_path / "l"), str(arc))
+    assert (code, err) == (0, local_run[2]) and b"300 records" in err  # the summary line
+    remote_ls = _run(capsysbinary, "ls", *sorted(map(str, (tmp_path / "r").iterdir())))[1]
+    local_ls = _run(capsysbinary, "ls", *sorted(map(str, (tmp_path / "l").iterdir())))[1]
+
+    def columns(listing: bytes) -> list[list[bytes]]:
+        # type, date, URI (the warcinfo records are dated by the conversion)
+        rows = [line.split(b"\t")[-3:] for line in listing.splitlines()]
+        return [r for r in rows if r[0] != b"warcinfo"]
+
+    assert columns(remote_ls) == columns(local_ls) and len(columns(local_ls)) > 100

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import os
+from datetime import datetime
 from typing import Any
 
 from ..errors import RemoteError, UsageError
@@ -160,6 +161,11 @@ class RemoteFile(io.BufferedIOBase):
         # An announced range is also where reading ends: a reader that fills whole
         # chunks must not fetch past the record it was asked for.
         self._end = self.size if self._span is None else min(self.size, sum(self._span))  # type: ignore[arg-type]
+        #: When the object was last modified, when the store says (S3 does; plain HTTP
+        #: servers are not asked).
+        details = getattr(fs_file, "details", None) or {}
+        modified = details.get("LastModified") or details.get("last_modified")
+        self.modified: datetime | None = modified if isinstance(modified, datetime) else None
         #: Bytes fetched so far (all requests).
         self.fetched = 0
         self.requests = 0
