@@ -14,6 +14,7 @@ from remote_servers import CountingS3, RangeServer
 import warckit
 from warckit.cdx.build import write_index
 from warckit.cdx.indexer import IndexOptions
+from warckit.errors import RemoteError
 from warckit.io.remote import FIRST_READ, READ_AHEAD, RemoteFile, is_url
 from warckit.io.sources import open_source
 
@@ -150,3 +151,43 @@ def test_remote_file_is_a_seekable_binary_file(http: RangeServer, served: Path) 
         with pytest.raises(io.UnsupportedOperation):
             f.fileno()
     assert f.closed
+
+
+@pytest.mark.slow
+def test_streaming_reads_ahead_on_a_thread(bench_warc: Any, tmp_path: Path) -> None:
+    import threading
+
+    from remote_servers import RangeServer
+
+    path = bench_warc("cc", 20)  # ~7 MB of gzip members
+    size = path.stat().st_size
+    expected = _records(path)
+    with RangeServer(path.parent) as http:
+        url = http.url(path.name)
+        seen: set[str] = set()
+        with warckit.open(url) as reader:
+            got = []
+            for r in reader:
+                got.append((r.offset, r.length, r.type, r.target_uri, r.content_stream().read()))
+                seen.update(t.name for t in threading.enumerate())
+        assert got == expected
+        assert any(name.startswith("warckit-readahead") for name in seen)
+        # Every byte once, though a range is fetched ahead while the last is parsed.
+        assert http.sent == size
+        assert max(b - a for a, b in http.ranges) <= READ_AHEAD and len(http.ranges) < 12
+        assert [a for a, _ in http.ranges] == sorted(a for a, _ in http.ranges)
+        # Stopping early (a range in flight) leaves no thread behind.
+        with warckit.open(url) as reader:
+            for _, _ in zip(range(len(expected) // 3), reader):
+                pass
+        # A refusal met by the range fetched ahead is raised where it is read, with its offset.
+        with warckit.open(url) as reader:
+            for _, _ in zip(range(len(expected) // 20), reader):
+                pass
+            assert http.ranges[-1][1] < size  # (more to fetch)
+            http.status = 403
+            with pytest.raises(RemoteError) as err:
+                for _ in reader:
+                    pass
+        assert err.value.offset == http.ranges[-1][1] and "HTTP 403" in str(err.value)
+    assert not [t for t in threading.enumerate() if t.name.startswith("warckit-readahead")]

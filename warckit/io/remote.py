@@ -5,8 +5,9 @@ protocol) as a seekable binary file that reads by ranged requests.
 says it is a URL (one string test), so local paths never import fsspec. A
 :class:`RemoteFile` fetches what is read in ranges: the first range is the one the
 caller announced (a record's offset and CDX length: exactly that record), or a small
-one, then each sequential range doubles up to :data:`READ_AHEAD`; memory holds one
-range. Every failure is a :class:`~warckit.errors.RemoteError` naming the URL and the
+one, then each sequential range doubles up to :data:`READ_AHEAD`, and from
+:data:`PREFETCH_FROM` on the next range is fetched on a thread while this one is
+parsed; memory holds at most two ranges. Every failure is a :class:`~warckit.errors.RemoteError` naming the URL and the
 byte offset.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import io
 import os
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 
@@ -21,6 +23,7 @@ from ..errors import RemoteError, UsageError
 
 __all__ = [
     "FIRST_READ",
+    "PREFETCH_FROM",
     "READ_AHEAD",
     "RemoteFile",
     "default_storage_options",
@@ -33,6 +36,9 @@ __all__ = [
 READ_AHEAD = 8 << 20
 #: The first range fetched when the caller announced no length (then it doubles).
 FIRST_READ = 64 << 10
+#: Once sequential ranges reach this size, the next one is fetched on a thread while
+#: the current one is parsed (at most one range ahead: memory holds two).
+PREFETCH_FROM = 1 << 20
 #: Seconds a connection may take to open or stay silent (``WARCKIT_REMOTE_TIMEOUT``).
 TIMEOUT = float(os.environ.get("WARCKIT_REMOTE_TIMEOUT", "60"))
 
@@ -166,6 +172,10 @@ class RemoteFile(io.BufferedIOBase):
         details = getattr(fs_file, "details", None) or {}
         modified = details.get("LastModified") or details.get("last_modified")
         self.modified: datetime | None = modified if isinstance(modified, datetime) else None
+        self._ahead: Future[bytes] | None = None  # the next range, being fetched on a thread
+        self._ahead_at = -1
+        self._executor: ThreadPoolExecutor | None = None
+        self._pid = os.getpid()
         #: Bytes fetched so far (all requests).
         self.fetched = 0
         self.requests = 0
@@ -233,6 +243,10 @@ class RemoteFile(io.BufferedIOBase):
         if not self.closed:
             self._buf = b""
             try:
+                if self._pid == os.getpid():  # (a forked child has not the thread to wait for)
+                    self._take_ahead(-1)  # waits for a range being fetched: bounded by the timeouts
+                    if self._executor is not None:
+                        self._executor.shutdown()
                 self._f.close()
             finally:
                 super().close()
@@ -247,21 +261,36 @@ class RemoteFile(io.BufferedIOBase):
         start = self._pos
         if start >= self._end:
             return False
-        span = self._span
-        if span is not None and span[0] <= start < span[0] + (span[1] or 0):
-            # The announced range (a record): exactly it, in one request if it fits.
-            length = span[0] + (span[1] or 0) - start
-            self._span = None
-            self._next = FIRST_READ
-        else:
-            if start != self._buf_at + len(self._buf):
-                self._next = FIRST_READ  # not sequential: start small again
-            length = max(self._next, want)
+        sequential = start == self._buf_at + len(self._buf)
+        data = self._take_ahead(start)
+        if data is None:
+            span = self._span
+            if span is not None and span[0] <= start < span[0] + (span[1] or 0):
+                # The announced range (a record): exactly it, in one request if it fits.
+                length = span[0] + (span[1] or 0) - start
+                self._span = None
+                self._next = FIRST_READ
+            else:
+                if not sequential:
+                    self._next = FIRST_READ  # not sequential: start small again
+                length = max(self._next, want)
+                self._next = min(self._next * 2, READ_AHEAD)
+            data = self._fetch(start, min(start + min(length, max(READ_AHEAD, want)), self._end))
+        self._buf = data
+        self._buf_at = start
+        end = start + len(data)
+        if sequential and self._next >= PREFETCH_FROM and end < self._end:
+            # Streaming: fetch the next range on a thread while this one is parsed.
+            self._ahead_at = end
+            self._ahead = self._pool().submit(self._fetch, end, min(end + self._next, self._end))
             self._next = min(self._next * 2, READ_AHEAD)
-        end = min(start + min(length, max(READ_AHEAD, want)), self._end)
+        return True
+
+    def _fetch(self, start: int, end: int) -> bytes:
+        """Bytes ``[start, end)``: one request (the only place that reads the object)."""
         try:
             self._f.seek(start)
-            data = self._f.read(end - start)
+            data: bytes = self._f.read(end - start)
         except Exception as exc:  # any backend failure becomes one typed error
             raise RemoteError(self.name, start, _reason(exc)) from exc
         self.requests += 1
@@ -269,9 +298,27 @@ class RemoteFile(io.BufferedIOBase):
         if len(data) < end - start:
             raise RemoteError(self.name, start + len(data),
                               f"the connection ended after {len(data)} of {end - start} bytes")
-        self._buf = data
-        self._buf_at = start
-        return True
+        return data
+
+    def _take_ahead(self, start: int) -> bytes | None:
+        """The range fetched ahead if it starts at *start* (its error, if it failed);
+        otherwise wait for it to finish (one request at a time) and drop it."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is None:
+            return None
+        if self._ahead_at == start:
+            data: bytes = ahead.result()
+            return data
+        try:
+            ahead.result()
+        except RemoteError:
+            pass  # a range nobody reads any more
+        return None
+
+    def _pool(self) -> ThreadPoolExecutor:
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(1, thread_name_prefix="warckit-readahead")
+        return self._executor
 
     def __repr__(self) -> str:
         return f"RemoteFile({self.name!r}, size={self.size})"
