@@ -40,6 +40,7 @@ class RangeServer(http.server.ThreadingHTTPServer):
         self.lock = threading.Lock()
         self.sent = 0
         self.gets = 0
+        self.heads = 0
         self.ranges: list[tuple[int, int]] = []
         self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05},
                                         name="range-server", daemon=True)
@@ -54,6 +55,8 @@ class RangeServer(http.server.ThreadingHTTPServer):
         with self.lock:
             self.sent = 0
             self.gets = 0
+            self.requests = 0
+            self.heads = 0
             self.ranges = []
 
     def __enter__(self) -> RangeServer:
@@ -85,6 +88,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         return path if path.is_file() else None
 
     def do_HEAD(self) -> None:
+        with self.server.lock:
+            self.server.heads += 1
         self._answer(body=False)
 
     def do_GET(self) -> None:
@@ -154,7 +159,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 class CountingS3:
     """moto's S3 server on 127.0.0.1 (a random port), counting the body bytes it sends.
 
-    ``sent``: bytes of GET response bodies; ``gets``: GET requests.
+    ``sent``: bytes of GET response bodies; ``gets``: GET requests; ``requests``: requests
+    on objects (HEAD included).
     """
 
     def __init__(self) -> None:
@@ -168,16 +174,18 @@ class CountingS3:
         self._app = DomainDispatcherApplication(create_backend_app)
         self.sent = 0
         self.gets = 0
+        self.requests = 0
         self.lock = threading.Lock()
         self._server = make_server("127.0.0.1", 0, self._wsgi, threaded=True, request_handler=Quiet)
         self.endpoint = f"http://127.0.0.1:{self._server.server_port}"
         self._thread = threading.Thread(target=self._server.serve_forever, name="moto-s3", daemon=True)
 
     def _wsgi(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
-        counted = environ.get("REQUEST_METHOD") == "GET" and "/" in environ.get("PATH_INFO", "/")[1:]
-        if counted:
-            with self.lock:
-                self.gets += 1
+        on_object = "/" in environ.get("PATH_INFO", "/")[1:]
+        counted = environ.get("REQUEST_METHOD") == "GET" and on_object
+        with self.lock:
+            self.requests += on_object
+            self.gets += counted
         result = self._app(environ, start_response)
         return self._count(result) if counted else result
 
@@ -214,6 +222,7 @@ class CountingS3:
         with self.lock:
             self.sent = 0
             self.gets = 0
+            self.requests = 0
 
     def __enter__(self) -> CountingS3:
         self._thread.start()

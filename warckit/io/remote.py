@@ -46,6 +46,9 @@ TIMEOUT = float(os.environ.get("WARCKIT_REMOTE_TIMEOUT", "60"))
 #: ``--storage-option`` fills it; forked workers inherit it).
 _DEFAULT_OPTIONS: dict[str, Any] = {}
 
+#: Protocols whose files take a known ``size`` instead of asking the store for it.
+_SIZED = frozenset({"http", "https", "s3", "s3a"})
+
 _EXTRA_HINT = "reading URLs needs fsspec: pip install 'warckit[remote]'"
 
 
@@ -151,7 +154,9 @@ class RemoteFile(io.BufferedIOBase):
         fs_file: The fsspec file, opened with ``cache_type="none"`` (each read is one request).
         span: ``(offset, length)`` the caller reads: the first request at *offset*
             fetches exactly *length* bytes (a record and its CDX length), and the file
-            ends at ``offset + length`` (bytes before *offset* stay readable).
+            ends at ``offset + length`` (bytes before *offset* stay readable). Over
+            HTTP the object's size is then not asked for (no HEAD request; s3fs
+            still asks S3 for the object's ETag): :attr:`size` is ``offset + length``.
     """
 
     def __init__(self, url: str, fs_file: Any, span: tuple[int, int | None] | None = None) -> None:
@@ -167,11 +172,6 @@ class RemoteFile(io.BufferedIOBase):
         # An announced range is also where reading ends: a reader that fills whole
         # chunks must not fetch past the record it was asked for.
         self._end = self.size if self._span is None else min(self.size, sum(self._span))  # type: ignore[arg-type]
-        #: When the object was last modified, when the store says (S3 does; plain HTTP
-        #: servers are not asked).
-        details = getattr(fs_file, "details", None) or {}
-        modified = details.get("LastModified") or details.get("last_modified")
-        self.modified: datetime | None = modified if isinstance(modified, datetime) else None
         self._ahead: Future[bytes] | None = None  # the next range, being fetched on a thread
         self._ahead_at = -1
         self._executor: ThreadPoolExecutor | None = None
@@ -179,6 +179,17 @@ class RemoteFile(io.BufferedIOBase):
         #: Bytes fetched so far (all requests).
         self.fetched = 0
         self.requests = 0
+
+    @property
+    def modified(self) -> datetime | None:
+        """When the object was last modified, if the store says (S3 does; asking may be
+        a request)."""
+        try:
+            details = self._f.details or {}
+        except Exception as exc:  # any backend failure becomes one typed error
+            raise RemoteError(self.name, None, _reason(exc)) from exc
+        value = details.get("LastModified") or details.get("last_modified")
+        return value if isinstance(value, datetime) else None
 
     # -- io.BufferedIOBase ----------------------------------------------------------
 
@@ -295,6 +306,8 @@ class RemoteFile(io.BufferedIOBase):
             raise RemoteError(self.name, start, _reason(exc)) from exc
         self.requests += 1
         self.fetched += len(data)
+        if not data:
+            raise RemoteError(self.name, start, "no data at this offset (the object ends before it?)")
         if len(data) < end - start:
             raise RemoteError(self.name, start + len(data),
                               f"the connection ended after {len(data)} of {end - start} bytes")
@@ -359,8 +372,12 @@ def open_url(
     try:
         options = _with_timeouts(protocol, options)
         fs, path = fsspec.core.url_to_fs(url, **options)
+        extra: dict[str, Any] = {}
+        if span is not None and span[1] and protocol in _SIZED:
+            # Only the announced range is read: do not ask the object's size (a HEAD).
+            extra["size"] = span[0] + span[1]
         # cache_type "none": every read is one request, sized by RemoteFile.
-        f = fs.open(path, "rb", block_size=READ_AHEAD, cache_type="none")
+        f = fs.open(path, "rb", block_size=READ_AHEAD, cache_type="none", **extra)
     except ImportError as exc:
         raise UsageError(f"{url}: {exc} ({_EXTRA_HINT})") from None
     except Exception as exc:  # any backend failure becomes one typed error
