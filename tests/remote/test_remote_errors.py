@@ -133,3 +133,29 @@ sys.exit(main(["ls", "s3://bucket/a.warc.gz"]))
     assert "local: 6" in run.stdout
     assert run.stderr.strip() == ("warckit ls: error: s3://bucket/a.warc.gz: reading URLs needs "
                                   "fsspec: pip install 'warckit[remote]'")
+
+
+def test_range_past_the_end(http: RangeServer, served: Path) -> None:
+    size = local(served, "iana.warc.gz").stat().st_size
+    url = http.url("iana.warc.gz")
+    with pytest.raises(RemoteError) as err:
+        warckit.read_record_at(url, size + 10, length=500)
+    assert str(err.value) == f"{url}, offset {size + 10}: no data at this offset (the object ends before it?)"
+
+
+@pytest.mark.slow
+def test_server_ignoring_range_never_buffers_the_body(bench_warc) -> None:  # type: ignore[no-untyped-def]
+    import tracemalloc
+
+    path = bench_warc("cc", 20)  # ~7 MB
+    size = path.stat().st_size
+    with RangeServer(path.parent) as http:
+        http.ignore_range = True
+        tracemalloc.start()
+        try:
+            with pytest.raises(RemoteError, match="ignores Range"):
+                list(warckit.open(http.url(path.name)))
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert size > 6_000_000 and peak < 3_000_000, peak
