@@ -98,7 +98,7 @@ def test_recompress_and_arc2warc_read_urls(http: RangeServer, served: Path, tmp_
     assert (tmp_path / "remote.warc.gz").read_bytes() == (tmp_path / "local.warc.gz").read_bytes()
 
     arc = local(served, "blackbook.arc.gz")
-    code, out, err = _run(capsysbinary, "arc2warc", "--out-dir", str(tmp_path / "r"),
+    code, _, err = _run(capsysbinary, "arc2warc", "--out-dir", str(tmp_path / "r"),
                           http.url("blackbook.arc.gz"))
     local_run = _run(capsysbinary, "arc2warc", "--out-dir", str(tmp_path / "l"), str(arc))
     assert (code, err) == (0, local_run[2]) and b"300 records" in err  # the summary line
