@@ -7,8 +7,8 @@ says it is a URL (one string test), so local paths never import fsspec. A
 caller announced (a record's offset and CDX length: exactly that record), or a small
 one, then each sequential range doubles up to :data:`READ_AHEAD`, and from
 :data:`PREFETCH_FROM` on the next range is fetched on a thread while this one is
-parsed; memory holds at most two ranges. Every failure is a :class:`~warckit.errors.RemoteError` naming the URL and the
-byte offset.
+parsed; memory holds at most two ranges. Every failure is a
+:class:`~warckit.errors.RemoteError` naming the URL and the byte offset.
 """
 
 from __future__ import annotations
