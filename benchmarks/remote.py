@@ -8,8 +8,9 @@ moto's S3 server (the test suite's, ``tests/remote/remote_servers.py``), and rep
   ``read_record_at(url, offset, length=L)`` (L from the listing, as a CDX line gives it)
   and for ``read_record_at(url, offset)`` without a length, against L;
 * time: listing every record (offset, type, target URI; bodies skipped) of the local
-  file, over HTTP and over S3, median of ``--runs`` (the servers run in a child
-  process, so they do not share this process's interpreter lock).
+  file, over HTTP and over S3, and ``index -j 2`` of the local file and over HTTP
+  (pieces read by ranges), median of ``--runs`` (the servers run in a child process,
+  so they do not share this process's interpreter lock).
 
 Usage::
 
@@ -33,8 +34,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "remote")]
 
-import warckit  # noqa: E402
-from remote_servers import CountingS3, RangeServer  # noqa: E402
+from remote_servers import CountingS3, RangeServer
+
+import warckit
+from warckit.cdx.build import write_index
 
 
 def make(out: Path, size: int, mix: str) -> Path:
@@ -121,12 +124,18 @@ def main() -> None:
         sources = [("local", str(path), {}), ("HTTP", info["http"] + path.name, {}),
                    ("S3 (moto)", f"s3://bench/{path.name}", {"storage_options": info["s3"]})]
         times: dict[str, list[float]] = {label: [] for label, _, _ in sources}
+        index_times: dict[str, list[float]] = {label: [] for label, _, _ in sources[:2]}
         for _ in range(args.runs):
             for label, src, kw in sources:
                 started = time.perf_counter()
                 n = listing(src, **kw)
                 times[label].append(time.perf_counter() - started)
                 assert n == len(records), (label, n)
+            for label, src, _ in sources[:2]:
+                started = time.perf_counter()
+                with open(os.devnull, "wb") as null:
+                    write_index([src], null, jobs=2)
+                index_times[label].append(time.perf_counter() - started)
     finally:
         if child.stdin is not None:
             child.stdin.close()
@@ -134,10 +143,15 @@ def main() -> None:
     print(f"\nListing every record, median of {args.runs} (seconds)\n")
     print("| source | time | MB/s | vs local |")
     print("|---|---|---|---|")
-    base = statistics.median(times["local"])
-    for label, values in times.items():
-        t = statistics.median(values)
-        print(f"| {label} | {t:.2f} | {size / t / 1e6:.0f} | {t / base:.1f}x |")
+    for title, table in (("Listing every record", times), ("warckit index -j 2 (CDX)", index_times)):
+        if table is index_times:
+            print(f"\n{title}, median of {args.runs} (seconds)\n")
+            print("| source | time | MB/s | vs local |")
+            print("|---|---|---|---|")
+        base = statistics.median(table["local"])
+        for label, values in table.items():
+            t = statistics.median(values)
+            print(f"| {label} | {t:.2f} | {size / t / 1e6:.0f} | {t / base:.1f}x |")
 
 
 if __name__ == "__main__":
