@@ -192,3 +192,21 @@ def test_streaming_reads_ahead_on_a_thread(bench_warc: Any, tmp_path: Path) -> N
                     pass
         assert err.value.offset == http.ranges[-1][1] and "HTTP 403" in str(err.value)
     assert not [t for t in threading.enumerate() if t.name.startswith("warckit-readahead")]
+
+
+def test_zstd_over_http(served: Path, tmp_path: Path) -> None:
+    from remote_servers import RangeServer
+
+    from warckit.tools.recompress import recompress
+
+    recompress(local(served, "iana.warc.gz"), tmp_path / "iana.warc.zst", compression="zstd")
+    path = tmp_path / "iana.warc.zst"
+    records = _records(path)
+    with RangeServer(tmp_path) as http:
+        url = http.url("iana.warc.zst")
+        assert _records(url) == records
+        for offset, length, _, _, content in records[1::25]:
+            with warckit.read_record_at(url, offset, length=length) as record:
+                assert record.content_stream().read() == content
+            with warckit.read_record_at(url, offset) as record:
+                assert record.content_stream().read() == content
