@@ -159,3 +159,14 @@ def test_server_ignoring_range_never_buffers_the_body(bench_warc) -> None:  # ty
         finally:
             tracemalloc.stop()
     assert size > 6_000_000 and peak < 3_000_000, peak
+
+
+def test_a_length_too_short_is_an_error_not_a_short_record(http: RangeServer, served: Path) -> None:
+    from warckit.errors import ParseError
+
+    local(served, "iana.warc.gz")
+    url = http.url("iana.warc.gz")
+    with pytest.raises(ParseError) as err, warckit.read_record_at(url, 4009, length=2000) as record:
+        record.content_stream().read()  # (a gzip member cut short: raised here or at the head)
+    assert (err.value.source, err.value.offset) == (url, 4009)
+    assert http.ranges == [(4009, 6009)]
