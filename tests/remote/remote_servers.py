@@ -9,7 +9,6 @@ import os
 import re
 import socket
 import threading
-import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -37,6 +36,7 @@ class RangeServer(http.server.ThreadingHTTPServer):
         self.status: int | None = None
         self.drop_after: int | None = None
         self.stall = 0.0
+        self.released = threading.Event()
         self.lock = threading.Lock()
         self.sent = 0
         self.gets = 0
@@ -64,6 +64,7 @@ class RangeServer(http.server.ThreadingHTTPServer):
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.released.set()
         self.shutdown()
         self.server_close()
         self._thread.join(5)
@@ -134,7 +135,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             srv.gets += 1
             srv.ranges.append((start, end))
         if srv.stall:
-            time.sleep(srv.stall)
+            srv.released.wait(srv.stall)  # (set when the server stops)
         limit = end - start if srv.drop_after is None else min(end - start, srv.drop_after)
         try:
             with open(path, "rb") as fh:

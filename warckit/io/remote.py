@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import os
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
@@ -48,6 +49,10 @@ _DEFAULT_OPTIONS: dict[str, Any] = {}
 
 #: Protocols whose files take a known ``size`` instead of asking the store for it.
 _SIZED = frozenset({"http", "https", "s3", "s3a"})
+
+#: The reason given when a server answers a ranged request with the whole body.
+_IGNORES_RANGE = ("the server ignores Range requests (it answered with the whole file); "
+                  "random access needs them")
 
 _EXTRA_HINT = "reading URLs needs fsspec: pip install 'warckit[remote]'"
 
@@ -135,8 +140,7 @@ def _reason(exc: BaseException) -> str:
     if type(exc).__name__ == "ClientPayloadError":
         return f"the connection dropped before the range was complete ({text})"
     if isinstance(exc, ValueError) and "range requests" in text:
-        return ("the server ignores Range requests (it answered with the whole file); "
-                "reading past the first range needs them")
+        return _IGNORES_RANGE
     if isinstance(exc, FileNotFoundError):
         return "not found (404 or no such key)"
     if isinstance(exc, PermissionError):
@@ -152,6 +156,8 @@ class RemoteFile(io.BufferedIOBase):
     Args:
         url: The URL.
         fs_file: The fsspec file, opened with ``cache_type="none"`` (each read is one request).
+        stream: Opens the whole object as a stream: the fallback for a server that
+            ignores ``Range`` (sequential reading only).
         span: ``(offset, length)`` the caller reads: the first request at *offset*
             fetches exactly *length* bytes (a record and its CDX length), and the file
             ends at ``offset + length`` (bytes before *offset* stay readable). Over
@@ -159,7 +165,13 @@ class RemoteFile(io.BufferedIOBase):
             still asks S3 for the object's ETag): :attr:`size` is ``offset + length``.
     """
 
-    def __init__(self, url: str, fs_file: Any, span: tuple[int, int | None] | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        fs_file: Any,
+        span: tuple[int, int | None] | None = None,
+        stream: Callable[[], Any] | None = None,
+    ) -> None:
         super().__init__()
         self.name = url
         self._f = fs_file
@@ -176,6 +188,9 @@ class RemoteFile(io.BufferedIOBase):
         self._ahead_at = -1
         self._executor: ThreadPoolExecutor | None = None
         self._pid = os.getpid()
+        self._open_stream = stream
+        self._stream: Any = None  # the fallback stream, once a server ignored Range
+        self._stream_at = 0
         #: Bytes fetched so far (all requests).
         self.fetched = 0
         self.requests = 0
@@ -259,6 +274,8 @@ class RemoteFile(io.BufferedIOBase):
                     if self._executor is not None:
                         self._executor.shutdown()
                 self._f.close()
+                if self._stream is not None:
+                    self._stream.close()
             finally:
                 super().close()
 
@@ -286,24 +303,32 @@ class RemoteFile(io.BufferedIOBase):
                     self._next = FIRST_READ  # not sequential: start small again
                 length = max(self._next, want)
                 self._next = min(self._next * 2, READ_AHEAD)
-            data = self._fetch(start, min(start + min(length, max(READ_AHEAD, want)), self._end))
+            data = self._fetch(start, min(start + min(length, max(READ_AHEAD, want)), self._end),
+                               sequential)
         self._buf = data
         self._buf_at = start
         end = start + len(data)
         if sequential and self._next >= PREFETCH_FROM and end < self._end:
             # Streaming: fetch the next range on a thread while this one is parsed.
             self._ahead_at = end
-            self._ahead = self._pool().submit(self._fetch, end, min(end + self._next, self._end))
+            self._ahead = self._pool().submit(self._fetch, end, min(end + self._next, self._end), True)
             self._next = min(self._next * 2, READ_AHEAD)
         return True
 
-    def _fetch(self, start: int, end: int) -> bytes:
+    def _fetch(self, start: int, end: int, sequential: bool = False) -> bytes:
         """Bytes ``[start, end)``: one request (the only place that reads the object)."""
+        if self._stream is not None:
+            return self._from_stream(start, end)
         try:
             self._f.seek(start)
             data: bytes = self._f.read(end - start)
         except Exception as exc:  # any backend failure becomes one typed error
-            raise RemoteError(self.name, start, _reason(exc)) from exc
+            reason = _reason(exc)
+            if reason is _IGNORES_RANGE and sequential and self._open_stream is not None:
+                # Reading on from where the last range ended: stream the whole body
+                # instead (bounded memory; the bytes before *start* are sent again once).
+                return self._from_stream(start, end)
+            raise RemoteError(self.name, start, reason) from exc
         self.requests += 1
         self.fetched += len(data)
         if not data:
@@ -312,6 +337,33 @@ class RemoteFile(io.BufferedIOBase):
             raise RemoteError(self.name, start + len(data),
                               f"the connection ended after {len(data)} of {end - start} bytes")
         return data
+
+    def _from_stream(self, start: int, end: int) -> bytes:
+        """Bytes ``[start, end)`` from the fallback stream (forward only)."""
+        if start < self._stream_at:
+            raise RemoteError(self.name, start, f"{_IGNORES_RANGE}: cannot go back in the stream")
+        at = self._stream_at
+        try:
+            if self._stream is None:
+                assert self._open_stream is not None
+                self._stream = self._open_stream()
+                self.requests += 1
+            parts: list[bytes] = []
+            while at < end:
+                chunk = self._stream.read(min(end - at, 1 << 20))
+                if not chunk:
+                    break
+                self.fetched += len(chunk)
+                if at + len(chunk) > start:  # (bytes before *start* are dropped)
+                    parts.append(chunk[max(start - at, 0):])
+                at += len(chunk)
+        except Exception as exc:  # any backend failure becomes one typed error
+            raise RemoteError(self.name, at, _reason(exc)) from exc
+        finally:
+            self._stream_at = at
+        if at < end:
+            raise RemoteError(self.name, at, f"the stream ended after {at - start} of {end - start} bytes")
+        return b"".join(parts)
 
     def _take_ahead(self, start: int) -> bytes | None:
         """The range fetched ahead if it starts at *start* (its error, if it failed);
@@ -386,4 +438,8 @@ def open_url(
         f.close()
         raise RemoteError(url, None, "the server gives no size or cannot serve byte ranges "
                           "(no Content-Length, or Accept-Ranges: none)")
-    return RemoteFile(url, f, span)
+    stream = None
+    if protocol in ("http", "https"):
+        def stream() -> Any:
+            return fs.open(path, "rb", block_size=0)  # the whole body, streaming
+    return RemoteFile(url, f, span, stream)
