@@ -32,3 +32,29 @@ def test_values() -> None:
     assert concurrent == ["<urn:a>", "<urn:b>"]
     assert Headers._unparsed(RAW[1], False).first_values() == (
         {"content-length": "12", "warc-concurrent-to": "<urn:c>"}, ["<urn:c>"])
+
+
+@pytest.mark.parametrize("name", ["pywb/iana.warc.gz", "warcio/example.warc.gz",
+                                  "jwat/warc/valid-warcfile-utf8.warc"])
+def test_lookups_by_name_match_a_scan_of_the_fields_on_real_heads(name: str) -> None:
+    # first/get/in/all are served from the one-pass map the reader's scanner builds;
+    # on every head of real files they must answer what a scan of the parsed fields does.
+    import warckit
+    from corpus_paths import corpus_path
+
+    seen = 0
+    with warckit.open(corpus_path(name), lenient=True) as reader:
+        for record in reader:
+            headers = record.headers
+            lookups = {n: (headers.first(n), headers.get(n, "-"), n.upper() in headers)
+                       for n in {n for n, _ in record.headers.fields} | {"No-Such-Field"}}
+            concurrent = headers.all("WARC-Concurrent-To")
+            scan = Headers(headers.fields)
+            for n, (first, got, present) in lookups.items():
+                values = [v for k, v in scan.fields if k.lower() == n.lower()]
+                assert first == (values[0] if values else None)
+                assert got == (values[0] if values else "-")
+                assert present == bool(values)
+            assert list(concurrent) == [v for k, v in scan.fields if k.lower() == "warc-concurrent-to"]
+            seen += 1
+    assert seen >= 1

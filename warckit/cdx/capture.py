@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .._speedups.headers import impl as _hp
+from ..record.base import is_http_block
+from ..record.fields import strip_brackets
 from ..record.records import WarcRecord
 
 __all__ = ["Capture", "extract", "finish", "http_fast"]
@@ -99,29 +101,35 @@ def extract(record: WarcRecord, filename: str, compute_digest: bool) -> Capture:
     Its lengths are filled in by :func:`finish` once the reader has moved past it.
     """
     rtype = record.type
-    is_arc = record.format == "arc"
-    cap = Capture(record.target_uri or "", rtype, is_arc, record.date_string or "", filename, record.offset)
-    cap.content_type = record.content_type
-    if is_arc:
+    if record.format == "arc":
+        cap = Capture(record.target_uri or "", rtype, True, record.date_string or "", filename, record.offset)
+        cap.content_type = record.content_type
         _http_fields_parsed(cap, record)
     else:
-        headers = record.headers
-        cap.record_id = _bare(record.record_id)
-        cap.payload_digest = headers.first("WARC-Payload-Digest")
-        cap.block_digest = headers.first("WARC-Block-Digest")
-        concurrent = record.concurrent_to
+        # The head's one-pass name -> first value map (what the record properties read
+        # too), a dictionary access per field: this runs for every record indexed.
+        values, concurrent = record.headers.first_values()
+        get = values.get
+        uri = get("warc-target-uri")
+        if uri is not None:
+            uri = strip_brackets(uri)
+        cap = Capture(uri or "", rtype, False, get("warc-date") or "", filename, record.offset)
+        cap.content_type = get("content-type")
+        cap.record_id = _bare(get("warc-record-id"))
+        cap.payload_digest = get("warc-payload-digest")
+        cap.block_digest = get("warc-block-digest")
         if concurrent:
             cap.concurrent_to = tuple(v for v in (_bare(c) for c in concurrent) if v)
-        cap.truncated = record.truncated
+        cap.truncated = get("warc-truncated")
         if rtype == "revisit":
             cap.profile = record.profile_name  # type: ignore[attr-defined]
-            cap.refers_to = _bare(record.refers_to)
+            cap.refers_to = _bare(get("warc-refers-to"))
             cap.refers_to_uri = record.refers_to_target_uri
-            cap.refers_to_date = record.refers_to_date
+            cap.refers_to_date = get("warc-refers-to-date")
         elif rtype in ("metadata", "conversion"):
-            cap.refers_to = _bare(record.refers_to)
+            cap.refers_to = _bare(get("warc-refers-to"))
         if rtype in _HTTP_TYPES:
-            _http_fields(cap, record)
+            _http_fields(cap, record, is_http_block(cap.content_type, rtype, uri, record.content_length))
         else:
             cap.payload_length = record.content_length
     if compute_digest and cap.payload_digest is None and rtype not in ("warcinfo", "revisit"):
@@ -129,10 +137,10 @@ def extract(record: WarcRecord, filename: str, compute_digest: bool) -> Capture:
     return cap
 
 
-def _http_fields(cap: Capture, record: WarcRecord) -> None:
+def _http_fields(cap: Capture, record: WarcRecord, has_http: bool) -> None:
     """Status, method, Content-Type and payload length of a WARC HTTP block."""
     size = record.content_length
-    fast = http_fast(record)
+    fast = http_fast(record, has_http)
     if fast is None:
         _http_fields_parsed(cap, record)
     elif fast:
@@ -200,13 +208,16 @@ _FAST_HEAD = 16384  # what WarcRecord.http retains first
 _clean_http_head = _hp.clean_http_head
 
 
-def http_fast(record: WarcRecord) -> tuple[str | None, str | None, str | None, int] | tuple[()] | None:
+def http_fast(
+    record: WarcRecord, has_http: bool | None = None
+) -> tuple[str | None, str | None, str | None, int] | tuple[()] | None:
     """Status, method, Content-Type and head length of a clean HTTP head, without parsing it.
 
     ``()`` when the block is not HTTP, ``None`` when the full parser must decide. Reads
     the same retained prefix :attr:`WarcRecord.http` would, so the parser can still run.
+    *has_http*: :attr:`WarcRecord.has_http` when the caller knows it already.
     """
-    if not record.has_http:
+    if not (record.has_http if has_http is None else has_http):
         return ()
     if record.content_length <= 0:
         return None

@@ -224,7 +224,7 @@ def _iter_range(
                     break
                 continue
             cap = extract(record, filename, compute_digest)
-            body = post_body(record, cap) if post_append else None
+            body = post_body(record, cap) if post_append and cap.method is not None else None
             if pending is not None and pending_rec is not None:
                 finish(pending, pending_rec, plain)
                 pair_post(pending, pending_body, cap, body)

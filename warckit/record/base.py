@@ -19,7 +19,7 @@ from .fields import WarcFields
 from .headers import Headers
 from .http import MAX_HTTP_HEAD, HttpHead, find_head_end, parse_http_head
 
-__all__ = ["WarcRecord"]
+__all__ = ["WarcRecord", "is_http_block"]
 
 _SPOOL_MEMORY = 1 << 20
 
@@ -328,13 +328,7 @@ class WarcRecord(WarcFields):
     @property
     def has_http(self) -> bool:
         """True when the block is (or should be) an HTTP message."""
-        ct = (self.content_type or "").lower()
-        if ct.startswith("application/http"):
-            return True
-        if self.type in ("response", "request", "revisit"):
-            uri = (self.target_uri or "").lower()
-            return uri.startswith(("http:", "https:")) and self._content_length > 0
-        return False
+        return is_http_block(self.content_type, self.type, self.target_uri, self._content_length)
 
     @property
     def http(self) -> HttpHead | None:
@@ -505,3 +499,13 @@ def _content_length(headers: Headers) -> int:
     value = value.strip(" \t")
     return int(value) if value.isdigit() and value.isascii() else 0
 
+
+def is_http_block(content_type: str | None, rtype: str, target_uri: str | None, content_length: int) -> bool:
+    """Whether a record's block is (or should be) an HTTP message (:attr:`WarcRecord.has_http`),
+    from its fields: an ``application/http`` Content-Type, or a response, request or
+    revisit of an ``http(s):`` target with a non-empty block."""
+    if content_type is not None and content_type.lower().startswith("application/http"):
+        return True
+    if rtype in ("response", "request", "revisit"):
+        return (target_uri or "").lower().startswith(("http:", "https:")) and content_length > 0
+    return False

@@ -9,10 +9,10 @@ from ..errors import HeaderParseError
 from .digests import Digest
 from .headers import Headers
 
-__all__ = ["WarcFields"]
+__all__ = ["WarcFields", "strip_brackets"]
 
 
-def _strip_brackets(value: str | None) -> str | None:
+def strip_brackets(value: str | None) -> str | None:
     """Quirk: WARC 1.0's grammar puts ``<>`` around every uri; wget 1.14 wrote them
     around WARC-Target-URI. Stripped on read (docs/conformance.rst#target-uri)."""
     if value is None:
@@ -64,7 +64,7 @@ class WarcFields:
     @property
     def target_uri(self) -> str | None:
         """WARC-Target-URI with WARC 1.0 ``<angle brackets>`` removed."""
-        return _strip_brackets(self.headers.first("WARC-Target-URI"))
+        return strip_brackets(self.headers.first("WARC-Target-URI"))
 
     @property
     def content_type(self) -> str | None:
@@ -99,7 +99,7 @@ class WarcFields:
     @property
     def refers_to_target_uri(self) -> str | None:
         """WARC-Refers-To-Target-URI (WARC 1.1)."""
-        return _strip_brackets(self.headers.first("WARC-Refers-To-Target-URI"))
+        return strip_brackets(self.headers.first("WARC-Refers-To-Target-URI"))
 
     @property
     def refers_to_date(self) -> str | None:

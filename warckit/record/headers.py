@@ -11,13 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 
-from .._speedups import _headers_py
 from .._speedups.headers import impl as _hp
 from ..errors import DuplicateHeaderError
 
 __all__ = ["Headers"]
-
-_first_values = _headers_py.first_values  # (over fields already parsed)
 
 
 class Headers:
@@ -32,11 +29,13 @@ class Headers:
         raw: The exact bytes the fields were parsed from (optional).
     """
 
-    __slots__ = ("_flds", "_index", "_lenient", "_raw")
+    __slots__ = ("_concurrent", "_firsts", "_flds", "_index", "_lenient", "_raw")
 
     def __init__(self, fields: Iterable[tuple[str, str]] = (), *, raw: bytes | None = None) -> None:
         self._flds: tuple[tuple[str, str], ...] | None = tuple(fields)
         self._index: dict[str, int] | None = None
+        self._firsts: dict[str, str] | None = None
+        self._concurrent: list[str] | None = None
         self._raw = raw
         self._lenient = False
 
@@ -50,6 +49,8 @@ class Headers:
         self = cls.__new__(cls)
         self._flds = None
         self._index = None
+        self._firsts = None
+        self._concurrent = None
         self._raw = raw
         self._lenient = lenient
         return self
@@ -78,6 +79,22 @@ class Headers:
             self._index = index
         return index
 
+    def _values(self) -> dict[str, str]:
+        """Lowercased name -> its first value: one scan of the field lines, built on
+        first use (what every record property reads, so no name index is needed)."""
+        firsts = self._firsts
+        if firsts is None:
+            raw = self._raw
+            if self._flds is None and raw is not None:
+                firsts, self._concurrent = _hp.field_map(raw, 0, len(raw), self._lenient)
+            else:
+                firsts = {}
+                setdefault = firsts.setdefault  # the first occurrence of a repeated name wins
+                for name, value in self._fields:
+                    setdefault(name.lower(), value)
+            self._firsts = firsts
+        return firsts
+
     def _positions(self, key: str) -> list[int]:
         """Every index of lowercased *key* (a scan: only needed when names repeat)."""
         return [i for i, (n, _) in enumerate(self._fields) if n.lower() == key]
@@ -87,7 +104,9 @@ class Headers:
         value (the one field WARC lets repeat), in order.
 
         One pass over the raw field lines when they have not been split yet, by the
-        same scanner that parses them (what an indexer needs from every record head).
+        same scanner that parses them (what an indexer needs from every record head);
+        kept, so every later lookup by name is one dictionary access. The caller must
+        not change what it returns.
 
         Example:
             >>> from warckit import Headers
@@ -95,14 +114,12 @@ class Headers:
             ...          ("WARC-Concurrent-To", "<a>"), ("WARC-Concurrent-To", "<b>")]).first_values()
             ({'warc-type': 'response', 'warc-concurrent-to': '<a>'}, ['<a>', '<b>'])
         """
-        raw = self._raw
-        if self._flds is None and raw is not None:
-            result: tuple[dict[str, str], list[str]] = _hp.field_map(raw, 0, len(raw), self._lenient)
-            return result
-        parsed: tuple[dict[str, str], list[str]] = _first_values(self._fields)
-        return parsed
-
-    _first_values = first_values  # (the former private name, until the indexer moves over)
+        firsts = self._values()
+        concurrent = self._concurrent
+        if concurrent is None:
+            concurrent = self._concurrent = [
+                v for n, v in self._fields if len(n) == 18 and n.lower() == "warc-concurrent-to"]
+        return firsts, concurrent
 
     @property
     def raw(self) -> bytes | None:
@@ -133,17 +150,17 @@ class Headers:
 
     def first(self, name: str) -> str | None:
         """Return the first value of *name*, ``None`` if absent."""
-        i = self._lookup().get(name.lower())
-        return None if i is None else self._fields[i][1]
+        return self._values().get(name.lower())
 
     def get(self, name: str, default: str | None = None) -> str | None:
         """Return the first value of *name*, or *default*."""
-        i = self._lookup().get(name.lower())
-        return default if i is None else self._fields[i][1]
+        return self._values().get(name.lower(), default)
 
     def all(self, name: str) -> tuple[str, ...]:
         """Return every value of *name* in order; ``()`` if absent."""
         key = name.lower()
+        if key == "warc-concurrent-to":  # the repeatable field: kept by the one scan
+            return tuple(self.first_values()[1])
         index = self._lookup()
         i = index.get(key)
         if i is None:
@@ -153,7 +170,7 @@ class Headers:
         return tuple(self._fields[j][1] for j in self._positions(key))
 
     def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and name.lower() in self._lookup()
+        return isinstance(name, str) and name.lower() in self._values()
 
     def __getitem__(self, name: str) -> str:
         value = self.first(name)

@@ -11,7 +11,7 @@ from typing import ClassVar
 from .._speedups.headers import impl as _hp
 from .._util.dates import parse_arc_date
 from .base import WarcRecord
-from .fields import _strip_brackets
+from .fields import strip_brackets
 from .headers import Headers
 
 __all__ = [
@@ -90,7 +90,7 @@ class Revisit(WarcRecord):
     @property
     def profile(self) -> str | None:
         """WARC-Profile (``<>`` removed)."""
-        return _strip_brackets(self.headers.first("WARC-Profile"))
+        return strip_brackets(self.headers.first("WARC-Profile"))
 
     @property
     def profile_name(self) -> str | None:
