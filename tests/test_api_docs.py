@@ -17,7 +17,7 @@ import warckit
 ROOT = Path(__file__).resolve().parent.parent
 #: The modules whose ``__all__`` is public API (``warckit`` and the subpackages it exposes).
 PUBLIC_MODULES = ("warckit", "warckit.record", "warckit.read", "warckit.write", "warckit.check",
-                  "warckit.write.build", "warckit.record.payload", "warckit.io.sources",
+                  "warckit.write.build", "warckit.record.payload", "warckit.io.sources", "warckit.io.remote",
                   "warckit.cdx", "warckit.url", "warckit.tools", "warckit.tools.dedup",
                   "warckit.check.report", "warckit.record.rules", "warckit.check.verify", "warckit.errors",
                   "warckit.wacz", "warckit.read.wacz", "warckit.io.zipped")

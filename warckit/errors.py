@@ -20,6 +20,7 @@ __all__ = [
     "Issue",
     "ParseError",
     "RecordParseError",
+    "RemoteError",
     "StaleRecordError",
     "UnsortedIndexError",
     "UrlError",
@@ -183,6 +184,32 @@ class StaleRecordError(WarckitError, RuntimeError):
         self.source = source
         self.offset = offset
         super().__init__(message)
+
+
+class RemoteError(WarckitError, OSError):
+    """A remote input (``https://``, ``s3://``…) could not be read: refused, missing,
+    dropped, timed out, or its server ignores ``Range`` where random access needs it.
+
+    An :class:`OSError` too, so code that treats an unreadable file as one keeps doing so.
+
+    Attributes:
+        source: The URL.
+        offset: Byte offset of the read that failed (``None``: opening failed).
+        reason: What went wrong, without the URL and offset.
+    """
+
+    def __init__(self, source: str, offset: int | None, reason: str) -> None:
+        self.source = source
+        self.offset = offset
+        self.reason = reason
+        where = source if offset is None else f"{source}, offset {offset}"
+        super().__init__(f"{where}: {reason}")
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+    def __reduce__(self) -> tuple[type[RemoteError], tuple[str, int | None, str]]:
+        return (RemoteError, (self.source, self.offset, self.reason))
 
 
 class UsageError(WarckitError, ValueError):

@@ -24,6 +24,7 @@ from ._common import (
     EXIT_USAGE,
     ArgumentParser,
     HelpFormatter,
+    apply_storage_options,
     error_line,
 )
 
@@ -139,6 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr)
         return EXIT_USAGE
     try:
+        apply_storage_options(args)
         return int(args.func(args))
     except UsageError as exc:
         print(error_line(command, exc), file=sys.stderr)

@@ -34,6 +34,8 @@ __all__ = [
     "add_force",
     "add_out_dir",
     "add_output",
+    "add_storage_options",
+    "apply_storage_options",
     "check_output",
     "display_name",
     "error_line",
@@ -248,6 +250,36 @@ def check_output(path: str | None, force: bool) -> None:
     # Only a regular file is "overwritten": /dev/null or a named pipe is written to.
     if os.path.isfile(path) and not force:
         raise UsageError(f"{path}: exists (use --force to overwrite)")
+
+
+def add_storage_options(parser: argparse.ArgumentParser) -> None:
+    """Register ``--storage-option KEY=VALUE`` (repeatable): fsspec options for URL inputs."""
+    parser.add_argument("--storage-option", action="append", dest="storage_options",
+                        metavar="KEY=VALUE",
+                        help="for URL inputs (https://, s3://): an fsspec option, e.g. "
+                        "anon=true or client_kwargs.endpoint_url=http://host:9000 (dotted keys "
+                        "nest, values are JSON when they parse; repeatable; see docs/remote.rst)")
+
+
+def apply_storage_options(args: argparse.Namespace) -> None:
+    """Make the ``--storage-option`` values the process default for URL inputs.
+
+    Raises:
+        UsageError: a value is not ``KEY=VALUE``.
+    """
+    if not hasattr(args, "storage_options"):
+        return
+    from ..io.remote import default_storage_options, parse_storage_option
+
+    default_storage_options().clear()  # (main() may run more than once in a process)
+    for text in args.storage_options or ():
+        keys, value = parse_storage_option(text)
+        node = default_storage_options()
+        for key in keys[:-1]:
+            node = node.setdefault(key, {})
+            if not isinstance(node, dict):
+                raise UsageError(f"--storage-option {text}: {key} is not a group of options")
+        node[keys[-1]] = value
 
 
 def add_output(parser: argparse.ArgumentParser, what: str = "output file") -> None:

@@ -7,7 +7,14 @@ import sys
 from typing import Any
 
 from ..tools.arc2warc import arc_to_warc
-from ._common import add_out_dir, add_writer_options, need_out_dir, stdin_spooled, warner
+from ._common import (
+    add_out_dir,
+    add_storage_options,
+    add_writer_options,
+    need_out_dir,
+    stdin_spooled,
+    warner,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -27,6 +34,7 @@ def add_parser(subparsers: Any) -> None:
     add_writer_options(p)
     p.add_argument("--lenient", action="store_true",
                    help="read damaged ARC files, reporting each recovery on stderr")
+    add_storage_options(p)
     p.set_defaults(func=run)
 
 

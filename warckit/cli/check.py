@@ -11,7 +11,7 @@ from typing import IO, Any, cast
 from ..check.report import FileReport, check_file, iter_check_files
 from ..errors import UsageError
 from ..read.wacz import is_wacz, wacz_warcs
-from ._common import display_name, expand_archives, stdin_spooled
+from ._common import add_storage_options, display_name, expand_archives, stdin_spooled
 
 __all__ = ["add_parser", "run"]
 
@@ -38,6 +38,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
                    help="check N files at once, in N processes (reports keep the input order; "
                    "default: 1)")
+    add_storage_options(p)
     p.set_defaults(func=run)
 
 

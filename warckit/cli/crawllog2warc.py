@@ -8,6 +8,7 @@ from typing import Any
 from ..tools.crawllog2warc import crawllog_to_warc
 from ._common import (
     add_out_dir,
+    add_storage_options,
     add_writer_options,
     need_out_dir,
     open_dedup_db,
@@ -42,6 +43,7 @@ def add_parser(subparsers: Any) -> None:
                    help="only accept originals with the same URL")
     p.add_argument("--lenient", action="store_true",
                    help="skip malformed lines (reported on stderr) instead of failing")
+    add_storage_options(p)
     p.set_defaults(func=run)
 
 

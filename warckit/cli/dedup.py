@@ -10,7 +10,14 @@ from typing import Any
 
 from ..errors import UsageError
 from ..tools.dedup import apply
-from ._common import add_out_dir, add_writer_options, open_dedup_db, stdin_spooled, warner
+from ._common import (
+    add_out_dir,
+    add_storage_options,
+    add_writer_options,
+    open_dedup_db,
+    stdin_spooled,
+    warner,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -59,6 +66,7 @@ def add_parser(subparsers: Any) -> None:
     a.add_argument("--no-update", action="store_true", help="do not add kept responses to DB")
     add_writer_options(a, version=False, max_bytes=False)
     a.add_argument("--lenient", action="store_true", help="read damaged input")
+    add_storage_options(p)
     p.set_defaults(func=run)
 
 

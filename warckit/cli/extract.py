@@ -13,7 +13,7 @@ from typing import Any
 from ..errors import UsageError
 from ..io.atomic import replacing
 from ..read.reader import read_payload_range, read_record_at
-from ._common import add_out_dir, check_output, need_out_dir, stdin_spooled
+from ._common import add_out_dir, add_storage_options, check_output, need_out_dir, stdin_spooled
 
 
 def add_parser(sub: Any) -> None:
@@ -46,6 +46,7 @@ def add_parser(sub: Any) -> None:
                    "in bytes (seeks in uncompressed files; default: the whole payload)")
     p.add_argument("--lenient", action="store_true",
                    help="read a damaged record as far as it goes")
+    add_storage_options(p)
     p.set_defaults(func=run)
 
 

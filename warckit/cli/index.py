@@ -17,7 +17,14 @@ from ..cdx.zipnum import DEFAULT_BLOCK_LINES, write_zipnum
 from ..errors import Issue, UsageError
 from ..io.atomic import replacing
 from ..read.wacz import ARCHIVE_DIR, is_wacz, wacz_warcs
-from ._common import add_output, check_output, expand_archives, stdin_spooled, warner
+from ._common import (
+    add_output,
+    add_storage_options,
+    check_output,
+    expand_archives,
+    stdin_spooled,
+    warner,
+)
 
 
 def add_parser(subparsers: Any) -> None:
@@ -67,6 +74,7 @@ def add_parser(subparsers: Any) -> None:
                    help="memory budget of the sort, in MiB (default: %(default)s)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar (default: on a terminal, when tqdm is installed)")
+    add_storage_options(p)
     p.set_defaults(func=run)
 
 

@@ -13,7 +13,7 @@ from ..errors import HttpParseError, WarckitError
 from ..read.reader import RECORDS_LOST, ArchiveReader
 from ..read.wacz import WaczReader
 from ..record.records import WarcRecord
-from ._common import expand_archives, parse_record_types, warner
+from ._common import add_storage_options, expand_archives, parse_record_types, warner
 
 
 def add_parser(sub: Any) -> None:
@@ -34,6 +34,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--type", action="append", dest="types", metavar="TYPE",
                    help="only records of this WARC-Type (repeatable, or comma-separated; "
                    "default: every type)")
+    add_storage_options(p)
     p.set_defaults(func=run)
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..tools.recompress import recompress
-from ._common import add_output, check_output, stdin_spooled, warner
+from ._common import add_output, add_storage_options, check_output, stdin_spooled, warner
 
 __all__ = ["add_parser", "run"]
 
@@ -31,6 +31,7 @@ def add_parser(subparsers: Any) -> None:
                    help="compression level (default: the codec's own)")
     p.add_argument("--lenient", action="store_true",
                    help="read damaged input, reporting each recovery on stderr")
+    add_storage_options(p)
     p.set_defaults(func=run)
 
 

@@ -1,4 +1,4 @@
-"""The one place that opens an input: a path, ``-`` (standard input) or a file object.
+"""The one place that opens an input: a path, ``-`` (standard input), a URL or a file object.
 
 Every reader, indexer and tool turns what the caller gave into a :class:`Source`
 here, so a new kind of input (``https://``, ``s3://``) is added once, in
@@ -13,10 +13,11 @@ import sys
 from typing import IO, Any, BinaryIO, Union
 
 from ..errors import UsageError
+from .remote import is_url
 
 __all__ = ["STDIN", "InputLike", "Source", "open_source"]
 
-#: What :func:`open_source` accepts: a path, ``"-"``, or a binary file object.
+#: What :func:`open_source` accepts: a path, ``"-"``, a URL, or a binary file object.
 InputLike = Union[str, "os.PathLike[str]", BinaryIO, IO[bytes]]
 
 #: The path that means standard input (a :class:`pathlib.Path` ``"-"`` stays a file name).
@@ -79,22 +80,39 @@ class Source:
         return f"Source({self.name!r}, owned={self.owned}, seekable={self.seekable})"
 
 
-def open_source(source: InputLike, *, name: str | None = None) -> Source:
+def open_source(
+    source: InputLike,
+    *,
+    name: str | None = None,
+    storage_options: dict[str, Any] | None = None,
+    span: tuple[int, int | None] | None = None,
+) -> Source:
     """Open *source* for binary reading.
 
     Args:
         source: A path (``str`` or :class:`os.PathLike`), the string ``"-"`` for
-            standard input, or a binary file object (used as it is, never closed).
+            standard input, a URL (``https://``, ``s3://``, any installed fsspec
+            protocol: :mod:`warckit.io.remote`), or a binary file object (used as it
+            is, never closed).
         name: The name used in messages instead of the one derived from *source*.
+        storage_options: For a URL: fsspec options (credentials, endpoint…).
+        span: For a URL: ``(offset, length)`` the caller reads first, fetched in one
+            request (a record and its CDX length). Local inputs ignore it.
 
     Raises:
-        OSError: the path cannot be opened (as :func:`open` raises it).
-        UsageError: *source* is a text-mode file object.
+        OSError: the path cannot be opened (as :func:`open` raises it); for a URL a
+            :class:`~warckit.errors.RemoteError`.
+        UsageError: *source* is a text-mode file object, or a URL without fsspec.
     """
-    if isinstance(source, str) and source == STDIN:
-        return Source(sys.stdin.buffer, name or "<stdin>", owned=False)
+    if isinstance(source, str):
+        if source == STDIN:
+            return Source(sys.stdin.buffer, name or "<stdin>", owned=False)
+        if "://" in source and is_url(source):
+            from .remote import open_url
+
+            remote = open_url(source, storage_options=storage_options, span=span)
+            return Source(remote, name or source, owned=True)
     if isinstance(source, (str, os.PathLike)):
-        # (New schemes, e.g. "https://" or "s3://", are recognized here, before a path.)
         f = open(source, "rb")  # noqa: SIM115 - the Source closes it
         return Source(f, name or os.fspath(source), owned=True)
     if isinstance(source, io.TextIOBase):

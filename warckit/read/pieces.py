@@ -13,7 +13,8 @@ arrives (see :func:`warckit.cdx.indexer.split_points`).
 
 The caller reads the piece before the split up to *at* (and, if it needs to, the record
 at *at*), and the piece after it from *before* or *at* on. Files that are not gzip, are
-one whole-file gzip stream, or are small are not split.
+one whole-file gzip stream, or are small are not split. A URL is split the same way, by
+ranged reads (:mod:`warckit.io.remote`); each piece then reads its own range.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..io.compression import GZIP_MEMBER_MAGIC, sniff_compression
+from ..io.remote import is_url
 from ..io.sources import open_source
 
 if TYPE_CHECKING:
@@ -137,16 +139,22 @@ def split_points(
     """
     if parts < 2:
         return []
+    remote = "://" in path and is_url(path)
     try:
-        size = os.path.getsize(path)
+        # (A URL's size is known once it is open: a HEAD request.)
+        size = -1 if remote else os.path.getsize(path)
     except OSError:
         return []
-    if size < (MIN_SPLIT_SIZE if min_size is None else min_size):
+    if size < (MIN_SPLIT_SIZE if min_size is None else min_size) and not remote:
         return []
     points: list[tuple[int, int]] = []
     try:
         with open_source(path) as source:
             fh = source.file
+            if remote:
+                size = fh.size
+                if size < (MIN_SPLIT_SIZE if min_size is None else min_size):
+                    return []
             if sniff_compression(fh.read(4)) != "gzip":
                 return []
             head, _ = _member_prefix(fh, 0)

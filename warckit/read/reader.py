@@ -83,6 +83,8 @@ class ArchiveReader(ArcHeads, Recovery, _ReaderCore):
             for a gzip file opened by path when this process may use more than one
             CPU; the environment variable ``WARCKIT_READAHEAD=0`` turns that off.
             Results are the same either way.
+        storage_options: For a URL source: fsspec options (credentials, endpoint);
+            see :mod:`warckit.io.remote`.
 
     Example:
         >>> import warckit
@@ -109,9 +111,11 @@ class ArchiveReader(ArcHeads, Recovery, _ReaderCore):
         name: str | None = None,
         compression: str | None = None,
         readahead: bool | None = None,
+        storage_options: dict[str, Any] | None = None,
         _chunk: int | None = None,
     ) -> None:
-        src = source if isinstance(source, Source) else open_source(source, name=name)
+        src = source if isinstance(source, Source) else open_source(
+            source, name=name, storage_options=storage_options)
         self._source = src
         self.name = name or src.name
         self._own = src.owned
@@ -336,6 +340,7 @@ def open_archive(
     name: str | None = None,
     compression: str | None = None,
     readahead: bool | None = None,
+    storage_options: dict[str, Any] | None = None,
 ) -> ArchiveReader:
     """Open a WARC or ARC file (any compression) for reading.
 
@@ -344,12 +349,13 @@ def open_archive(
     *types*, *min_size* and *max_size* (Content-Length, in bytes) select records;
     *max_header_size* caps a record head (bytes); *offset* starts at a record's file
     offset; *name* is used in messages; *compression* (``"gzip"``, ``"zstd"``,
-    ``"none"``) overrides sniffing; *readahead* inflates gzip on a thread.
+    ``"none"``) overrides sniffing; *readahead* inflates gzip on a thread;
+    *storage_options* go to fsspec when *source* is a URL (:mod:`warckit.io.remote`).
     """
     return ArchiveReader(source, lenient=lenient, on_warning=on_warning, types=types,
                          min_size=min_size, max_size=max_size, max_header_size=max_header_size,
                          offset=offset, name=name, compression=compression,
-                         readahead=readahead)
+                         readahead=readahead, storage_options=storage_options)
 
 
 def read_record_at(
@@ -365,6 +371,8 @@ def read_record_at(
     min_size: int | None = None,
     max_size: int | None = None,
     readahead: bool | None = None,
+    length: int | None = None,
+    storage_options: dict[str, Any] | None = None,
 ) -> WarcRecord:
     """Read the record that starts at file *offset* without scanning what precedes it.
 
@@ -375,7 +383,10 @@ def read_record_at(
             data = record.content_stream().read()
 
     The keyword arguments are those of :class:`ArchiveReader` (*types*, *min_size* and
-    *max_size* skip to the first selected record at or after *offset*).
+    *max_size* skip to the first selected record at or after *offset*). *length* is the
+    record's length (as in a CDX line): a remote source (a URL, see :mod:`warckit.io.remote`) then
+    fetches exactly bytes ``[offset, offset + length)`` in one request; without it,
+    a small first range, then growing ones. Local files ignore it.
 
     Raises:
         ParseError: there is no record at *offset*, or it is damaged (the error names
@@ -386,14 +397,15 @@ def read_record_at(
         "compression": compression, "types": types, "min_size": min_size,
         "max_size": max_size, "readahead": readahead,
     }
-    return _open_record_at(path, offset, options, name)[1]
+    return _open_record_at(path, offset, options, name, length, storage_options)[1]
 
 
 def _open_record_at(
-    path: InputLike, offset: int, options: dict[str, Any], name: str | None
+    path: InputLike, offset: int, options: dict[str, Any], name: str | None,
+    length: int | None = None, storage_options: dict[str, Any] | None = None,
 ) -> tuple[ArchiveReader, WarcRecord]:
     """The reader of one record (closed with the record) and that record."""
-    src = open_source(path, name=name)
+    src = open_source(path, name=name, storage_options=storage_options, span=(offset, length))
     try:
         # Random access: read (and, for gzip, buffer) little past the record.
         reader = ArchiveReader(src, offset=offset, _chunk=1 << 15, **options)
@@ -432,6 +444,8 @@ def read_payload_range(
     min_size: int | None = None,
     max_size: int | None = None,
     readahead: bool | None = None,
+    length: int | None = None,
+    storage_options: dict[str, Any] | None = None,
 ) -> Iterator[bytes]:
     """Yield bytes ``[start, end)`` of the payload of the record at *offset*.
 
@@ -449,7 +463,7 @@ def read_payload_range(
         "compression": compression, "types": types, "min_size": min_size,
         "max_size": max_size, "readahead": readahead,
     }
-    reader, record = _open_record_at(path, offset, options, name)
+    reader, record = _open_record_at(path, offset, options, name, length, storage_options)
     payload_at = record.payload_offset()
     size = record.content_length - payload_at
     if end is None or end > size:

@@ -25,6 +25,8 @@ from datetime import datetime, timezone
 
 from .._util.dates import parse_arc_date
 from ..errors import Issue, UsageError, ValidationError
+from ..io.remote import is_url
+from ..io.sources import open_source
 from ..read.reader import open_archive
 from ..record.records import WarcRecord
 from ..write.guided import WarcWriter
@@ -78,6 +80,18 @@ def _clean_uri(url: str) -> str:
         return url
     return "".join(f"%{ord(c):02X}" if c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F else c
                    for c in url)
+
+
+def _source_time(path: str) -> datetime:
+    """When *path* was last modified: the date of records before any ARC date is known.
+
+    For a URL, the store's Last-Modified when it gives one (S3), else now.
+    """
+    if is_url(path):
+        with open_source(path) as source:
+            modified = getattr(source.file, "modified", None)
+        return modified if isinstance(modified, datetime) else datetime.now(timezone.utc)
+    return datetime.fromtimestamp(os.stat(path).st_mtime, timezone.utc)
 
 
 def _date(record: WarcRecord, fallback: datetime) -> datetime:
@@ -174,7 +188,7 @@ def arc_to_warc(
                             compression=compression, max_bytes=max_bytes, warcinfo=info,
                             template="{prefix}-{serial:05d}{ext}" if prefix is None
                             else "{prefix}-{timestamp}-{serial:05d}{ext}")
-        fallback = datetime.fromtimestamp(os.stat(path).st_mtime, timezone.utc)
+        fallback = _source_time(path)
         try:
             with open_archive(path, lenient=lenient, on_warning=warn) as reader:
                 for record in reader:

@@ -28,6 +28,8 @@ from typing import IO, Any
 
 from ..errors import Issue, UsageError
 from ..io.atomic import replacing
+from ..io.remote import is_url
+from ..io.sources import open_source
 from ..read.reader import open_archive
 from ..write.encode import _GZIP_HEADER
 from ..write.writer import DEFAULT_GZIP_LEVEL, HAVE_ISAL, Spool, fsync_file
@@ -157,7 +159,12 @@ def recompress(
             raise UsageError("the output must not be the input file")
         if not overwrite:
             raise UsageError(f"{dst} exists; choose another name or overwrite")
-    stats = RecompressStats(bytes_in=os.path.getsize(src))
+    if is_url(src):
+        with open_source(src) as opened:
+            bytes_in = int(opened.file.size)
+    else:
+        bytes_in = os.path.getsize(src)
+    stats = RecompressStats(bytes_in=bytes_in)
 
     def warn(issue: Issue) -> None:
         stats.issues.append(issue)
