@@ -68,7 +68,11 @@ def test_server_ignoring_range(http: RangeServer, served: Path) -> None:
     # the whole body once and reads on from where it was.
     http.reset_counts()
     assert _records(url) == _records(path)
-    assert http.gets == 3  # the first range, the one answered whole, the stream
+    # The first range, the one answered whole, the stream; under load the read-ahead
+    # thread may have asked for the next range before the fallback began (one more GET,
+    # cut off like the others).
+    assert http.gets in (3, 4), http.ranges
+    assert all(r == (0, path.stat().st_size) for r in http.ranges)
     # A file that fits the first range is read whole.
     small = local(served, "sample.warc.gz")
     assert _records(http.url("sample.warc.gz")) == _records(small)
