@@ -22,6 +22,7 @@ __all__ = [
     "MAGIC_NUMBERS",
     "MAX_CHUNK",
     "MAX_DICTIONARY",
+    "ZIP_LOCAL_MAGIC",
     "ZSTD_DICT_FRAME",
     "ZSTD_DICT_MAGIC",
     "ZSTD_MAGIC",
@@ -54,6 +55,10 @@ ZSTD_DICT_FRAME = 0x184D2A5D
 ZSTD_DICT_MAGIC = ZSTD_DICT_FRAME.to_bytes(4, "little")
 #: The sixteen skippable-frame magic numbers 0x184D2A50-0x184D2A5F (RFC 8878 §3.1.2).
 ZSTD_SKIPPABLE_FRAMES = range(0x184D2A50, 0x184D2A60)
+
+#: A ZIP file's first local file header, "PK\3\4" (APPNOTE 4.3.7): a WACZ package, whose
+#: stored members are read in place (:mod:`warckit.io.zipped`).
+ZIP_LOCAL_MAGIC = b"PK\x03\x04"
 
 #: Compression name -> the first bytes that announce it (what :func:`sniff_compression`
 #: looks for; a zstd file may start with the dictionary frame).

@@ -16,11 +16,13 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import RemoteError, UsageError
+
+if TYPE_CHECKING:  # (concurrent.futures is imported when a read-ahead thread starts)
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 __all__ = [
     "FIRST_READ",
@@ -382,6 +384,8 @@ class RemoteFile(io.BufferedIOBase):
 
     def _pool(self) -> ThreadPoolExecutor:
         if self._executor is None:
+            from concurrent.futures import ThreadPoolExecutor
+
             self._executor = ThreadPoolExecutor(1, thread_name_prefix="warckit-readahead")
         return self._executor
 

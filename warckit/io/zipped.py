@@ -18,19 +18,18 @@ from __future__ import annotations
 
 import io
 import struct
-import zipfile
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
 from ..errors import ParseError
+from .compression import ZIP_LOCAL_MAGIC
 
-__all__ = ["ZIP_LOCAL_MAGIC", "MemberFile", "ZipMember", "iter_member", "member_data_offset", "open_member",
+__all__ = ["MemberFile", "ZipMember", "iter_member", "member_data_offset", "open_member",
            "read_directory", "read_member"]
 
 #: The first bytes of a ZIP file (a local file header).
-ZIP_LOCAL_MAGIC = b"PK\x03\x04"
 _LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")
 #: Largest member read whole by :func:`read_member` (metadata files, not WARCs).
 MAX_SMALL_MEMBER = 64 << 20
@@ -63,6 +62,8 @@ def read_directory(f: IO[bytes], name: str = "<zip>") -> list[ZipMember]:
     Raises:
         ParseError: *f* is not a ZIP file, or its directory is damaged.
     """
+    import zipfile  # (only when a ZIP is read: it imports shutil, bz2, lzma, threading)
+
     try:
         zf = zipfile.ZipFile(f)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, struct.error) as exc:

@@ -28,13 +28,13 @@ from ..errors import (
 )
 from ..io.compression import (
     MAX_DICTIONARY,
+    ZIP_LOCAL_MAGIC,
     ZSTD_DICT_MAGIC,
     PlainDecoder,
     make_decoder,
     sniff_compression,
 )
 from ..io.sources import InputLike, Source, open_source
-from ..io.zipped import ZIP_LOCAL_MAGIC
 from ..record.records import RECORD_TYPES, WarcRecord, record_class
 from .arc import _ARC_V1, MAX_ARC_LINE, ArcHeads, _arc_fields
 from .recovery import Recovery

@@ -25,7 +25,7 @@ import json
 import zlib
 from collections.abc import Iterator
 from itertools import pairwise
-from typing import IO, cast
+from typing import IO, Any, cast
 
 from ..cdx.query import Index, _scan_file
 from ..errors import ParseError, UsageError
@@ -48,16 +48,19 @@ class WaczIndex(Index):
     :func:`~warckit.cdx.query.run_query`; :meth:`record` reads what an entry points at.
 
     Args:
-        source: A path or a seekable binary file object (not closed here).
+        source: A path, a URL (read by ranged requests: :doc:`/remote`) or a seekable
+            binary file object (not closed here).
         name: The name used in messages.
+        storage_options: For a URL: fsspec options (credentials, endpoint…).
 
     Raises:
         ParseError: Not a ZIP file, or it has neither ``indexes/index.cdx`` nor
             ``indexes/index.cdx.gz`` with ``indexes/index.idx``.
     """
 
-    def __init__(self, source: InputLike, name: str | None = None) -> None:
-        src = open_source(source, name=name)
+    def __init__(self, source: InputLike, name: str | None = None, *,
+                 storage_options: dict[str, Any] | None = None) -> None:
+        src = open_source(source, name=name, storage_options=storage_options)
         self._src = src
         if not src.seekable:
             src.close()
