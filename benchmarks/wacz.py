@@ -38,11 +38,11 @@ peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(elapsed, peak)
 """
 CONTENDERS = {
+    # py-wacz titles pages by URL (without --text), as warckit does by default.
     "warckit": ("from warckit.wacz import create_wacz\n"
                 "create_wacz([WARC], OUT, plain_max_lines=0)"),
-    # py-wacz titles pages by URL (without --text): the same work, without titles.
-    "warckit-no-titles": ("from warckit.wacz import create_wacz\n"
-                          "create_wacz([WARC], OUT, plain_max_lines=0, titles=False)"),
+    "warckit-titles": ("from warckit.wacz import create_wacz\n"
+                       "create_wacz([WARC], OUT, plain_max_lines=0, titles=True)"),
     "py-wacz": ("from wacz.main import main\n"
                 "import contextlib, io\n"
                 "with contextlib.redirect_stdout(io.StringIO()):\n"

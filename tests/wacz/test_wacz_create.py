@@ -34,7 +34,7 @@ def _sorted_cdxj(tmp_path: Path, *warcs: Path) -> list[bytes]:
 
 def test_layout_hashes_and_datapackage(tmp_path: Path) -> None:
     out = tmp_path / "sample.wacz"
-    summary = create_wacz([SAMPLE], out)
+    summary = create_wacz([SAMPLE], out, titles=True)
     zf = zipfile.ZipFile(out)
     infos = {i.filename: i for i in zf.infolist()}
     assert list(infos) == ["archive/sample.warc.gz", "indexes/index.cdx", "pages/pages.jsonl",

@@ -42,8 +42,9 @@ def add_parser(subparsers: Any) -> None:
                    help="the page list to use (JSON lines, pages.jsonl format) instead of detecting")
     c.add_argument("--no-detect-pages", action="store_true",
                    help="write no page list unless --pages gives one")
-    c.add_argument("--no-titles", action="store_true",
-                   help="detected pages are titled by their URL (default: their HTML <title>)")
+    c.add_argument("--titles", action="store_true",
+                   help="title detected pages by their HTML <title> (a second read of each "
+                        "page; default: their URL, as py-wacz does)")
     c.add_argument("--url", metavar="URL", help="mainPageURL (default: the first page)")
     c.add_argument("--date", metavar="DATE", help="mainPageDate (default: the first page's)")
     c.add_argument("--title", help="the package title")
@@ -80,7 +81,7 @@ def _create(args: argparse.Namespace) -> int:
     if args.pages is not None and args.no_detect_pages:
         raise UsageError("--pages and --no-detect-pages contradict each other")
     summary = create_wacz(expand_archives(args.inputs), args.output, pages=args.pages,
-                          detect_pages=not args.no_detect_pages, titles=not args.no_titles,
+                          detect_pages=not args.no_detect_pages, titles=args.titles,
                           main_page_url=args.url,
                           main_page_date=args.date, title=args.title, description=args.desc,
                           lenient=args.lenient, on_warning=warner("wacz create"))

@@ -117,7 +117,7 @@ def create_wacz(
     *,
     pages: str | os.PathLike[str] | None = None,
     detect_pages: bool = True,
-    titles: bool = True,
+    titles: bool = False,
     main_page_url: str | None = None,
     main_page_date: str | None = None,
     title: str | None = None,
@@ -136,7 +136,8 @@ def create_wacz(
         pages: A JSON Lines page list to use (``pages/pages.jsonl`` format; a header
             is added when missing) instead of detecting pages.
         detect_pages: Detect pages (HTML 200 GET captures) when *pages* is not given.
-        titles: Give detected pages their HTML ``<title>`` (else their URL).
+        titles: Give detected pages their HTML ``<title>`` (a second read of each page;
+            by default they are titled by their URL, as py-wacz does).
         main_page_url: ``mainPageURL`` (default: the first page's URL).
         main_page_date: ``mainPageDate`` (default: the first page's date when the URL
             is the first page's).
