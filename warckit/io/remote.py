@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RemoteError, UsageError
+from .positioned import Positioned
 
 if TYPE_CHECKING:  # (concurrent.futures is imported when a read-ahead thread starts)
     from concurrent.futures import Future, ThreadPoolExecutor
@@ -152,7 +153,7 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-class RemoteFile(io.BufferedIOBase):
+class RemoteFile(Positioned, io.BufferedIOBase):
     """A remote object as a read-only, seekable binary file (see the module docstring).
 
     Args:
@@ -209,25 +210,6 @@ class RemoteFile(io.BufferedIOBase):
         return value if isinstance(value, datetime) else None
 
     # -- io.BufferedIOBase ----------------------------------------------------------
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self._pos
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        if whence == io.SEEK_CUR:
-            offset += self._pos
-        elif whence == io.SEEK_END:
-            offset += self.size
-        if offset < 0:
-            raise ValueError(f"negative seek position {offset}")
-        self._pos = offset
-        return offset
 
     def read(self, size: int | None = -1) -> bytes:
         if self.closed:

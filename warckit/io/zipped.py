@@ -25,6 +25,7 @@ from typing import IO, Any
 
 from ..errors import ParseError
 from .compression import ZIP_LOCAL_MAGIC
+from .positioned import Positioned
 
 __all__ = ["MemberFile", "ZipMember", "iter_member", "member_data_offset", "open_member",
            "read_directory", "read_member"]
@@ -87,7 +88,7 @@ def member_data_offset(f: IO[bytes], member: ZipMember, name: str = "<zip>") -> 
     return member.header_offset + _LOCAL_HEADER.size + name_len + extra_len
 
 
-class MemberFile(io.RawIOBase):
+class MemberFile(Positioned, io.RawIOBase):
     """A read-only, seekable view of bytes ``[start, start + size)`` of *f*.
 
     Reads never go past the member; the underlying file is shared, not closed, and is
@@ -106,29 +107,6 @@ class MemberFile(io.RawIOBase):
     def head(self, size: int) -> MemberFile:
         """A view of this one's first *size* bytes (reads then stop there)."""
         return MemberFile(self._f, self._start, max(0, min(size, self.size)), self.name, self.member)
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self._pos
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        if whence == io.SEEK_SET:
-            pos = offset
-        elif whence == io.SEEK_CUR:
-            pos = self._pos + offset
-        elif whence == io.SEEK_END:
-            pos = self.size + offset
-        else:
-            raise ValueError(f"invalid whence {whence}")
-        if pos < 0:
-            raise ValueError(f"negative seek position {pos}")
-        self._pos = pos
-        return pos
 
     def readinto(self, buffer: Any) -> int:
         view = memoryview(buffer).cast("B")

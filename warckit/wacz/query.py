@@ -48,7 +48,7 @@ class WaczIndex(Index):
     :func:`~warckit.cdx.query.run_query`; :meth:`record` reads what an entry points at.
 
     Args:
-        source: A path, a URL (read by ranged requests: :doc:`/remote`) or a seekable
+        source: A path, a URL (read by ranged requests, :mod:`warckit.io.remote`) or a seekable
             binary file object (not closed here).
         name: The name used in messages.
         storage_options: For a URL: fsspec options (credentials, endpoint…).
