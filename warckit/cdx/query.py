@@ -30,6 +30,7 @@ from itertools import islice
 from typing import IO, Any, Literal
 
 from ..errors import ParseError, UnsortedIndexError, UsageError
+from ..io.sources import open_source
 from . import _keys
 from ._bisect import bisect_left_line, ended, first_disorder, line_number, previous_line_start
 from ._timestamps import lower_bound, record_key, seconds_of, upper_bound
@@ -56,7 +57,9 @@ class Index:
     """A sorted index that can be range-scanned: a plain file or a ZipNum ``.idx``.
 
     Args:
-        path: Sorted index file (any format), or the ``.idx`` of a ZipNum index.
+        path: Sorted index file (any format), or the ``.idx`` of a ZipNum index. A
+            plain index may be a URL (read by ranged requests, :mod:`warckit.io.remote`);
+            a ZipNum index is local.
         format: The index format; detected from the first line when omitted.
     """
 
@@ -67,8 +70,8 @@ class Index:
             self.zipnum = ZipNumIndex(self.path)
             first = self.zipnum.first_line()
         else:
-            with open(self.path, "rb") as fh:
-                first = fh.readline()
+            with open_source(self.path) as src:
+                first = src.file.readline()
         if format is None and first.strip():
             try:
                 format = detect_format(first.decode("utf-8", "replace"))
@@ -104,9 +107,9 @@ class Index:
         if self.declared_sorted is False:
             raise UnsortedIndexError(
                 self.path, 1, 0, "the header says the index is unsorted; " + _HOW_TO_SORT)
-        with open(self.path, "rb") as fh:
-            _check_small_file(fh, self.path)
-            yield from _scan_file(fh, prefix, self.path)
+        with open_source(self.path) as src:
+            _check_small_file(src.file, self.path)
+            yield from _scan_file(src.file, prefix, self.path)
 
     def iter_all(self) -> Iterator[bytes]:
         """Every line in order (header lines skipped)."""
@@ -128,16 +131,25 @@ def _disorder(fh: IO[bytes], path: str, start: int, line: bytes, before: bytes) 
 #: Plain index files up to this size are checked line by line before their first
 #: look-up in a process (about 3 ms per MiB); larger ones at every line a look-up reads.
 FULL_CHECK_BYTES = 8 << 20
-#: Files found in order, by (device, inode, size, mtime): each version is checked once.
-_CHECKED: dict[tuple[int, int, int, int], None] = {}
+#: The same for an index at a URL (every byte of it is fetched to be checked).
+REMOTE_FULL_CHECK_BYTES = 1 << 20
+#: Files found in order, by (device, inode, size, mtime) or (URL, size): each version is checked once.
+_CHECKED: dict[tuple[object, ...], None] = {}
 _CHECKED_MAX = 1024
 
 
 def _check_small_file(fh: IO[bytes], path: str) -> None:
-    st = os.fstat(fh.fileno())
-    if st.st_size > FULL_CHECK_BYTES:
-        return
-    version = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    try:
+        st = os.fstat(fh.fileno())
+    except OSError:  # a URL: read whole only when small (it is downloaded to be checked)
+        size = fh.seek(0, os.SEEK_END)
+        if size > REMOTE_FULL_CHECK_BYTES:
+            return
+        version: tuple[object, ...] = (path, size)
+    else:
+        if st.st_size > FULL_CHECK_BYTES:
+            return
+        version = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
     if version in _CHECKED:
         return
     fh.seek(0)

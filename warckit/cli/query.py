@@ -17,7 +17,7 @@ from ..errors import UrlError, UsageError
 from ..read.wacz import is_wacz
 from ..url import surt
 from ..wacz.query import WaczIndex
-from ._common import parse_record_types, stdin_spooled
+from ._common import add_storage_options, parse_record_types, stdin_spooled
 
 
 def add_parser(subparsers: Any) -> None:
@@ -34,8 +34,8 @@ def add_parser(subparsers: Any) -> None:
         ),
     )
     p.add_argument("args", nargs="+", metavar="INDEX... URL",
-                   help="index files or WACZ packages ('-' reads one from standard input), "
-                   "then the URL")
+                   help="index files or WACZ packages, paths or URLs ('-' reads one from "
+                   "standard input), then the URL")
     p.add_argument("--match", choices=MATCH_TYPES, default="exact",
                    help="how the URL's key is matched")
     p.add_argument("--from", dest="from_", metavar="TS",
@@ -49,6 +49,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--status", metavar="S", help="only this 3-digit HTTP status (default: any)")
     p.add_argument("--limit", type=int, metavar="N", help="at most N results (default: all)")
     p.add_argument("--json", action="store_true", help="one compact JSON object per result")
+    add_storage_options(p)
     p.set_defaults(func=run, _intermixed="args")
 
 
