@@ -56,3 +56,15 @@ def test_a_remote_index_is_searched_not_downloaded(http: RangeServer, indexes: P
 def test_an_unsorted_remote_index_is_refused(http: RangeServer, indexes: Path) -> None:
     with pytest.raises(UnsortedIndexError, match="not sorted"):
         list(run_query([Index(http.url("unsorted.cdxj"))], Query("http://www.iana.org/")))
+
+
+def test_merge_takes_remote_indexes(http: RangeServer, indexes: Path, tmp_path: Path) -> None:
+    local_out, remote_out = tmp_path / "local.cdxj", tmp_path / "remote.cdxj"
+    unsorted = indexes.parent / "unsorted.cdxj"
+    assert main(["merge", "--unsorted", "-o", str(local_out), str(indexes), str(unsorted)]) == 0
+    assert main(["merge", "--unsorted", "-o", str(remote_out), http.url(indexes.name),
+                 http.url(unsorted.name)]) == 0
+    assert remote_out.read_bytes() == local_out.read_bytes()
+    assert local_out.read_bytes().count(b"\n") == 2 * indexes.read_bytes().count(b"\n")
+    # Presorted merging refuses the unsorted one at a URL as it does locally.
+    assert main(["merge", "-o", str(tmp_path / "x"), http.url(indexes.name), http.url(unsorted.name)]) == 1

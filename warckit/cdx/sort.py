@@ -17,6 +17,8 @@ from contextlib import ExitStack
 from typing import IO
 
 from ..errors import ParseError, UnsortedIndexError
+from ..io.remote import is_url
+from ..io.sources import open_source
 from .formats import FormatName, detect_format, header_line, header_sorted, parse_line
 
 __all__ = [
@@ -170,8 +172,16 @@ def _sorted_body(fh: IO[bytes], path: str, fmt: FormatName) -> Iterator[bytes]:
         yield line
 
 
+def _open_index(path: str | os.PathLike[str]) -> IO[bytes]:
+    """An index file to read in order: a path (64 KiB buffer), or a URL (ranged reads)."""
+    if isinstance(path, str) and "://" in path and is_url(path):
+        file: IO[bytes] = open_source(path).file  # (owned: closing the file is enough)
+        return file
+    return open(path, "rb", buffering=1 << 16)
+
+
 def _first_line(path: str | os.PathLike[str]) -> str:
-    with open(path, "rb") as fh:
+    with _open_index(path) as fh:
         return fh.readline().decode("utf-8", "replace")
 
 
@@ -212,7 +222,7 @@ def merge_sorted(
     if header is not None:
         out.write(header.encode("utf-8") + b"\n")
     with ExitStack() as stack:
-        files = [stack.enter_context(open(p, "rb", buffering=1 << 16)) for p in paths]
+        files = [stack.enter_context(_open_index(p)) for p in paths]
         bodies = [_sorted_body(f, os.fspath(p), fmt) for f, p in zip(files, paths)
                   if fmt is not None]
         return write_lines(heapq.merge(*bodies), out, unique)
@@ -242,7 +252,7 @@ def merge_files(
 
     def all_lines() -> Iterator[bytes]:
         for path in paths:
-            with open(path, "rb") as fh:
+            with _open_index(path) as fh:
                 yield from fh
 
     header = header_line(fmt) if fmt is not None else None

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..cdx.sort import merge_files
 from ..io.atomic import replacing
-from ._common import add_output, check_output, stdin_spooled
+from ._common import add_output, add_storage_options, check_output, stdin_spooled
 
 
 def add_parser(subparsers: Any) -> None:
@@ -21,13 +21,14 @@ def add_parser(subparsers: Any) -> None:
         "one above it) is refused with exit status 1 unless --unsorted is given.",
     )
     p.add_argument("indexes", nargs="+", metavar="INDEX",
-                   help="sorted index files ('-': one from standard input)")
+                   help="sorted index files, paths or URLs ('-': one from standard input)")
     add_output(p, "the merged index")
     p.add_argument("-u", "--unique", action="store_true", help="drop duplicate lines")
     p.add_argument("--unsorted", action="store_true",
                    help="inputs are not sorted: sort them (bounded memory) while merging")
     p.add_argument("--max-memory", type=int, default=64, metavar="MB",
                    help="memory budget of the sort, in MiB (default: %(default)s)")
+    add_storage_options(p)
     p.set_defaults(func=run)
 
 
