@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -77,3 +78,26 @@ def test_a_wacz_on_s3(s3: CountingS3, package: Path) -> None:
         entry = next(run_query([index], Query("http://www.iana.org/")))
         with index.record(entry) as record:
             assert record.target_uri == "http://www.iana.org/"
+
+
+def test_create_a_wacz_from_warcs_at_urls(http: RangeServer, served: Path, tmp_path: Path) -> None:
+    names = ["iana.warc.gz", "cc.warc.gz"]
+    local_out, remote_out = tmp_path / "local.wacz", tmp_path / "remote.wacz"
+    create_wacz([local(served, n) for n in names], local_out, titles=True)
+    create_wacz([http.url(n) for n in names], remote_out, titles=True)
+    assert _records(remote_out) == _records(local_out)
+    with zipfile.ZipFile(local_out) as a, zipfile.ZipFile(remote_out) as b:
+        for name in ("archive/iana.warc.gz", "archive/cc.warc.gz", "indexes/index.cdx",
+                     "pages/pages.jsonl"):
+            assert a.read(name) == b.read(name)
+
+
+def test_cli_creates_and_validates_at_urls(http: RangeServer, served: Path, tmp_path: Path) -> None:
+    out = tmp_path / "cli.wacz"
+    assert main(["wacz", "create", "-o", str(out), http.url("iana.warc.gz")]) == 0
+    (served / "cli.wacz").write_bytes(out.read_bytes())
+    assert main(["wacz", "validate", http.url("cli.wacz")]) == 0
+    damaged = bytearray(out.read_bytes())
+    damaged[2000] ^= 0xFF  # inside archive/iana.warc.gz: its hash no longer holds
+    (served / "damaged.wacz").write_bytes(bytes(damaged))
+    assert main(["wacz", "validate", http.url("damaged.wacz")]) == 1

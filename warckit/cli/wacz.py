@@ -10,7 +10,7 @@ from typing import Any
 from ..errors import UsageError
 from ..wacz.create import create_wacz
 from ..wacz.validate import WaczReport, validate_wacz
-from ._common import add_force, check_output, expand_archives, warner
+from ._common import add_force, add_storage_options, check_output, expand_archives, warner
 
 __all__ = ["add_parser", "run"]
 
@@ -35,9 +35,10 @@ def add_parser(subparsers: Any) -> None:
         "datapackage.json (sha256 and size of every file) and datapackage-digest.json. "
         "Constant memory; the output appears only once complete.")
     c.add_argument("inputs", nargs="+", metavar="WARC",
-                   help="WARC files, or directories of them (stored by base name)")
+                   help="WARC files (paths or URLs), or directories of them (stored by base name)")
     c.add_argument("-o", "--output", required=True, metavar="OUT.wacz", help="the package to write")
     add_force(c)
+    add_storage_options(c)
     c.add_argument("--pages", metavar="FILE",
                    help="the page list to use (JSON lines, pages.jsonl format) instead of detecting")
     c.add_argument("--no-detect-pages", action="store_true",
@@ -58,7 +59,8 @@ def add_parser(subparsers: Any) -> None:
         "and size of every file, that WARCs are stored, the page list, and that every "
         "index line points at a record with its URL and date. Every problem is listed. "
         "Exit status 0 when valid, 1 otherwise.")
-    v.add_argument("file", metavar="FILE.wacz", help="the package (a path)")
+    v.add_argument("file", metavar="FILE.wacz", help="the package (a path or a URL)")
+    add_storage_options(v)
     v.add_argument("--check", action="store_true",
                    help="also run 'warckit check' on each WARC inside")
     v.add_argument("--no-digests", action="store_true",

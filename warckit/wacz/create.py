@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 import tempfile
+import urllib.parse
 import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -32,6 +34,8 @@ from typing import IO
 
 from ..errors import Issue, UsageError
 from ..io.atomic import replacing
+from ..io.remote import is_url
+from ..io.sources import open_source
 from .datapackage import DATAPACKAGE, DIGEST, Resource, datapackage_json, digest_json
 from .indexes import (
     CDX,
@@ -82,17 +86,20 @@ def _warc_names(inputs: Sequence[str | os.PathLike[str]], output: str) -> list[t
         path = os.fspath(raw)
         if path == "-":
             raise UsageError("a WACZ is made from WARC files, not standard input")
-        if os.path.isdir(path):
-            raise UsageError(f"{path}: is a directory, not a WARC file")
-        os.stat(path)  # FileNotFoundError names it
-        name = os.path.basename(path)
+        if "://" in path and is_url(path):  # read by ranged requests (docs/remote.rst)
+            name = posixpath.basename(urllib.parse.urlsplit(path).path)
+        else:
+            if os.path.isdir(path):
+                raise UsageError(f"{path}: is a directory, not a WARC file")
+            os.stat(path)  # FileNotFoundError names it
+            name = os.path.basename(path)
+            if os.path.exists(output) and os.path.samefile(path, output):
+                raise UsageError(f"{path}: is the output")
         if not name or "/" in name or name in (".", ".."):
             raise UsageError(f"{path}: no usable file name for archive/")
         if name in seen:
             raise UsageError(f"{path} and {seen[name]} have the same name; both would be "
                              f"archive/{name}")
-        if os.path.exists(output) and os.path.samefile(path, output):
-            raise UsageError(f"{path}: is the output")
         seen[name] = path
         out.append((path, name))
     return out
@@ -131,7 +138,7 @@ def create_wacz(
     """Package WARC files as a WACZ at *output*.
 
     Args:
-        inputs: WARC (or ARC) files, stored under ``archive/`` by base name.
+        inputs: WARC (or ARC) files, paths or URLs, stored under ``archive/`` by base name.
         output: The ``.wacz`` to write (replaced only once complete).
         pages: A JSON Lines page list to use (``pages/pages.jsonl`` format; a header
             is added when missing) instead of detecting pages.
@@ -176,9 +183,11 @@ def create_wacz(
             with replacing(dst, suffix=".wacz.tmp") as out, \
                     zipfile.ZipFile(out, "w", allowZip64=True) as zf:
                 for path, name in warcs:
-                    with open(path, "rb") as src:
-                        size = os.fstat(src.fileno()).st_size
-                        resources.append(add_file(zf, ARCHIVE + name, src, size, force_zip64=force_zip64, source=path))
+                    with open_source(path) as src:
+                        size = src.file.seek(0, os.SEEK_END)
+                        src.file.seek(0)
+                        resources.append(add_file(zf, ARCHIVE + name, src.file, size,
+                                                  force_zip64=force_zip64, source=path))
                 index_name = _add_index(zf, index_tmp, captures, plain_max_lines, work, force_zip64,
                                         resources)
                 if page_count or pages is not None:

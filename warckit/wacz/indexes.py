@@ -25,6 +25,7 @@ from ..cdx.indexer import IndexOptions, iter_captures
 from ..cdx.lines import capture_line
 from ..cdx.sort import external_sort
 from ..errors import Issue
+from ..io.sources import open_source
 from .pages import is_page, page_line, page_title
 
 __all__ = ["BLOCK_LINES", "CDX", "CDX_GZ", "IDX", "PLAIN_MAX_LINES", "sorted_index", "write_zipnum_blocks"]
@@ -55,7 +56,7 @@ def capture_lines(
         opts = IndexOptions(format="cdxj", filename=filename, lenient=lenient)
         # Titles are read through a second handle: the page's record was just read, so
         # its bytes come from the page cache.
-        with open(path, "rb") if titles and pages_out is not None else nullcontext() as again:
+        with open_source(path).file if titles and pages_out is not None else nullcontext() as again:
             for cap in iter_captures(path, opts, on_warning=on_warning):
                 if pages_out is not None and is_page(cap):
                     try:
