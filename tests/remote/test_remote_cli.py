@@ -114,20 +114,20 @@ def test_recompress_and_arc2warc_read_urls(http: RangeServer, served: Path, tmp_
 
 
 def test_s3_endpoint_and_credentials_from_the_environment(s3: CountingS3, served: Path) -> None:
-    import os
     import subprocess
     import sys
 
-    from corpus_paths import ROOT
+    import child
 
     path = str(local(served, "iana.warc.gz"))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "FSSPEC_"))}
+    # The children run the warckit under test (child.env), not the checkout's.
+    env = {k: v for k, v in child.env().items() if not k.startswith(("AWS_", "FSSPEC_"))}
     env.update(AWS_ENDPOINT_URL=s3.endpoint, AWS_ACCESS_KEY_ID="testing",
                AWS_SECRET_ACCESS_KEY="testing", AWS_DEFAULT_REGION="us-east-1",
-               PYTHONPATH=str(ROOT), HOME=str(served))  # (no ~/.aws of the machine's)
+               HOME=str(served))  # (no ~/.aws of the machine's)
     run = subprocess.run([sys.executable, "-m", "warckit", "ls", "s3://bucket/iana.warc.gz"],
-                         env=env, capture_output=True, timeout=60, check=False)
-    local_run = subprocess.run([sys.executable, "-m", "warckit", "ls", path], env=env,
+                         env=env, cwd=served, capture_output=True, timeout=60, check=False)
+    local_run = subprocess.run([sys.executable, "-m", "warckit", "ls", path], env=env, cwd=served,
                                capture_output=True, timeout=60, check=False)
     assert (run.returncode, run.stderr) == (0, b"")
     assert run.stdout == local_run.stdout and run.stdout.count(b"\n") == 343

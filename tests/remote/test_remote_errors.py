@@ -3,12 +3,12 @@ URL and the byte offset, promptly; never a hang, never the whole body in memory.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import child
 import pytest
 from conftest import local
 from corpus_paths import ROOT
@@ -114,7 +114,7 @@ def test_unknown_protocol_is_a_usage_error() -> None:
 
 
 _BLOCK_FSSPEC = """
-import sys
+import os, sys
 class Block:
     def find_spec(self, name, path=None, target=None):
         if name == "fsspec" or name.startswith("fsspec."):
@@ -131,12 +131,13 @@ try:
     warckit.open("https://example.org/a.warc.gz")
 except warckit.errors.UsageError as exc:
     print("library:", exc)
-print("local:", len(list(warckit.open("examples/sample.warc.gz"))))
+print("local:", len(list(warckit.open(os.environ["SAMPLE"]))))
 sys.exit(main(["ls", "s3://bucket/a.warc.gz"]))
 """
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    run = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True,
-                         text=True, timeout=60, check=False)
+    # The warckit under test (child.env), not the checkout's; started away from the checkout.
+    run = subprocess.run([sys.executable, "-c", script], cwd=tmp_path,
+                         env=child.env(SAMPLE=str(ROOT / "examples" / "sample.warc.gz")),
+                         capture_output=True, text=True, timeout=60, check=False)
     assert run.returncode == 2, run.stderr
     assert ("library: https://example.org/a.warc.gz: reading URLs needs fsspec: "
             "pip install 'warckit[remote]'") in run.stdout
