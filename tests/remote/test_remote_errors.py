@@ -27,6 +27,17 @@ def test_missing_object(http: RangeServer) -> None:
     assert isinstance(err.value, OSError)
 
 
+def test_refused_connection_is_not_called_not_found() -> None:
+    import socket
+
+    with socket.socket() as sock:  # a port nothing listens on: bound, never listening
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}/a.warc.gz"
+        with pytest.raises(RemoteError, match=r"a\.warc\.gz: cannot connect \(") as err:
+            warckit.open(url)
+    assert err.value.source == url and "not found" not in str(err.value)
+
+
 def test_missing_s3_key(s3) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(RemoteError, match=r"^s3://bucket/nope\.warc: not found"):
         warckit.open("s3://bucket/nope.warc", storage_options=s3.storage_options)

@@ -134,6 +134,17 @@ def _status(exc: BaseException | None) -> tuple[int, str] | None:
     return None
 
 
+def _connection_error(exc: BaseException | None) -> str | None:
+    """The connection failure (refused, unknown host…) somewhere in *exc*'s chain."""
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, ConnectionError) or type(exc).__name__.startswith("ClientConnector"):
+            return str(exc) or type(exc).__name__
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return None
+
+
 def _reason(exc: BaseException) -> str:
     """What a backend's exception means, in words (the URL and offset are added by the caller)."""
     found = _status(exc)
@@ -145,6 +156,9 @@ def _reason(exc: BaseException) -> str:
     if isinstance(exc, ValueError) and "range requests" in text:
         return _IGNORES_RANGE
     if isinstance(exc, FileNotFoundError):
+        unreachable = _connection_error(exc)
+        if unreachable is not None:  # (fsspec's HTTP also says "not found" for a refused connection)
+            return f"cannot connect ({unreachable})"
         return "not found (404 or no such key)"
     if isinstance(exc, PermissionError):
         return f"access denied (403){': ' + text if text else ''}"
