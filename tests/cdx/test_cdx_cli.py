@@ -199,6 +199,7 @@ def test_merge_of_a_warc_exits_1_naming_it(tmp_path: Path, capsys: pytest.Captur
     assert code == 1 and "Traceback" not in err
     assert not (tmp_path / "m.cdx").exists()
     assert err.startswith(f"warckit merge: error: {warc}, offset 0: unknown index format")
+    assert "binary data (not a text index)" in err and len(err) < 200  # not the gzip bytes
 
 
 def test_merge_mixed_formats_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -405,7 +405,8 @@ def detect_format(first_line: str) -> FormatName:
         return "cdx9"
     if count == 8 and text.split(" ", 7)[7].startswith("{"):
         return "cdx"
-    raise ParseError(f"unknown index format: {text[:200]!r}")
+    shown = text[:60] if text[:60].isprintable() else "binary data (not a text index)"
+    raise ParseError(f"unknown index format: {shown!r}")
 
 
 def parse_line(line: str, fmt: FormatName) -> AnyEntry:
