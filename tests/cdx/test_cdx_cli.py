@@ -199,7 +199,13 @@ def test_merge_of_a_warc_exits_1_naming_it(tmp_path: Path, capsys: pytest.Captur
     assert code == 1 and "Traceback" not in err
     assert not (tmp_path / "m.cdx").exists()
     assert err.startswith(f"warckit merge: error: {warc}, offset 0: unknown index format")
-    assert "binary data (not a text index)" in err and len(err) < 200  # not the gzip bytes
+
+
+def test_query_of_a_gzip_file_names_it_without_its_bytes(capsys: pytest.CaptureFixture[str]) -> None:
+    sample = Path(__file__).resolve().parents[2] / "examples" / "sample.warc.gz"
+    assert main(["query", str(sample), "http://example.com/"]) == 1
+    assert capsys.readouterr().err == (f"warckit query: error: {sample}, offset 0: unknown index "
+                                       "format: 'binary data (not a text index)'\n")
 
 
 def test_merge_mixed_formats_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
