@@ -23,8 +23,8 @@ LAYERS: dict[str, int] = {
     "read": 5,
     "write": 6,
     "check": 7, "cdx": 7,
-    "tools": 8, "wacz": 8,
-    "cli": 9,
+    "tools": 8, "wacz": 8, "columnar": 8,
+    "cli": 9, "spark": 9,
     "__init__": 10, "__main__": 10,
 }
 
