@@ -20,13 +20,14 @@ import os
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import IO
 
 from ..errors import ParseError
 from ..io.atomic import replacing
 from ._bisect import bisect_left_line, line_number, previous_line_start
 from .sort import is_header
 
-__all__ = ["DEFAULT_BLOCK_LINES", "ZipNumIndex", "write_zipnum"]
+__all__ = ["DEFAULT_BLOCK_LINES", "ZipNumIndex", "write_zipnum", "write_zipnum_blocks", "write_zipnum_summary"]
 
 #: Lines per gzip block (pywb / webarchive-commons default).
 DEFAULT_BLOCK_LINES = 3000
@@ -49,6 +50,89 @@ class ZipNumPaths:
 def _compress(data: bytes) -> bytes:
     comp = zlib.compressobj(6, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
     return comp.compress(data) + comp.flush()
+
+
+def write_zipnum_blocks(
+    lines: Iterable[bytes | str],
+    out: IO[bytes],
+    *,
+    block_lines: int = DEFAULT_BLOCK_LINES,
+) -> list[tuple[bytes, int, int]]:
+    """Write sorted index lines to *out* as gzip blocks of *block_lines* lines (one shard).
+
+    Header / legend lines are dropped. Returns each block's ``(key, offset, length)``,
+    the key being the first two fields of its first line: the shard's part of the
+    ``.idx`` (see :func:`write_zipnum_summary`).
+
+    Raises:
+        ValueError: *block_lines* is not positive.
+        ParseError: The lines are not sorted.
+    """
+    if block_lines < 1:
+        raise ValueError("block_lines must be positive")
+    blocks: list[tuple[bytes, int, int]] = []
+    offset = 0
+    block: list[bytes] = []
+    last: bytes = b""
+
+    def flush() -> None:
+        nonlocal offset
+        comp = _compress(b"".join(block))
+        out.write(comp)
+        key = b" ".join(block[0].split(b" ", 2)[:2]).rstrip(b"\n")
+        blocks.append((key, offset, len(comp)))
+        offset += len(comp)
+        block.clear()
+
+    for raw in lines:
+        line = raw.encode("utf-8") if isinstance(raw, str) else bytes(raw)
+        if not line.endswith(b"\n"):
+            line += b"\n"
+        if is_header(line):
+            continue
+        if line < last:
+            raise ParseError(f"ZipNum input is not sorted at {line[:200]!r}")
+        last = line
+        block.append(line)
+        if len(block) >= block_lines:
+            flush()
+    if block:
+        flush()
+    return blocks
+
+
+def write_zipnum_summary(
+    shards: Iterable[tuple[str, str, Iterable[tuple[bytes, int, int]]]],
+    idx: IO[bytes],
+    loc: IO[bytes],
+) -> int:
+    """Write the ``.idx`` and ``.loc`` of shards written by :func:`write_zipnum_blocks`.
+
+    Args:
+        shards: ``(part name, path as the .loc gives it, blocks)`` in key order: the
+            shards hold consecutive key ranges (a range-partitioned sort), so their
+            ``.idx`` entries, numbered across shards, are sorted too.
+        idx: Receives the ``.idx`` lines.
+        loc: Receives the ``.loc`` lines (one per shard).
+
+    Returns:
+        The number of blocks.
+
+    Raises:
+        ParseError: A shard's first key sorts before the previous shard's last key.
+    """
+    number = 0
+    last = b""
+    for part, path, blocks in shards:
+        part_b = part.encode("utf-8")
+        for key, offset, length in blocks:
+            if key < last:
+                raise ParseError(f"ZipNum shard {part} is out of order at {key[:200]!r}")
+            last = key
+            number += 1
+            idx.write(key + b"\t%s\t%d\t%d\t%d\n" % (part_b, offset, length, number))
+        loc.write(f"{part}\t{path}\n".encode())
+    return number
 
 
 def write_zipnum(
@@ -78,44 +162,12 @@ def write_zipnum(
     base_s = os.fspath(base)
     paths = ZipNumPaths(base_s + ".cdx.gz", base_s + ".idx", base_s + ".loc")
     part_name = part or os.path.basename(base_s)
-    offset = 0
-    number = 0
-    block: list[bytes] = []
-    last: bytes = b""
-
-    def flush(shard: object, idx: object) -> None:
-        nonlocal offset, number, block
-        data = b"".join(block)
-        comp = _compress(data)
-        shard.write(comp)  # type: ignore[attr-defined]
-        first = block[0]
-        key = b" ".join(first.split(b" ", 2)[:2]).rstrip(b"\n")
-        number += 1
-        idx.write(  # type: ignore[attr-defined]
-            key + b"\t%s\t%d\t%d\t%d\n" % (part_name.encode("utf-8"), offset, len(comp), number)
-        )
-        offset += len(comp)
-        block = []
-
     # Written under temporary names and renamed into place (never through a file or
     # symlink already at the final name); a failure leaves no half-written output.
-    with replacing(paths.shard) as shard, replacing(paths.idx) as idx:
-        for raw in lines:
-            line = raw.encode("utf-8") if isinstance(raw, str) else raw
-            if not line.endswith(b"\n"):
-                line += b"\n"
-            if is_header(line):
-                continue
-            if line < last:
-                raise ParseError(f"ZipNum input is not sorted at {line[:200]!r}")
-            last = line
-            block.append(line)
-            if len(block) >= block_lines:
-                flush(shard, idx)
-        if block:
-            flush(shard, idx)
-    with replacing(paths.loc) as loc:
-        loc.write(f"{part_name}\t{os.path.basename(paths.shard)}\n".encode())
+    with replacing(paths.shard) as shard:
+        blocks = write_zipnum_blocks(lines, shard, block_lines=block_lines)
+    with replacing(paths.idx) as idx, replacing(paths.loc) as loc:
+        write_zipnum_summary([(part_name, os.path.basename(paths.shard), blocks)], idx, loc)
     return paths
 
 
