@@ -29,6 +29,20 @@ FETCH_COLUMNS = ("record_type", "target_uri", "http_status", "http_headers", "pa
 _NEEDED = ("warc_filename", "warc_record_offset", "warc_record_length")
 
 
+def _read_up_to(stream: Any, size: int) -> bytes:
+    """At most *size* bytes of *stream*: all of them unless it ends first (a raw
+    stream's ``read`` may return fewer than asked)."""
+    parts: list[bytes] = []
+    left = size
+    while left > 0:
+        chunk = stream.read(min(left, 1 << 20))
+        if not chunk:
+            break
+        parts.append(chunk)
+        left -= len(chunk)
+    return b"".join(parts)
+
+
 def fetch_one(
     filename: str | None,
     offset: int | None,
@@ -50,7 +64,7 @@ def fetch_one(
             payload: bytes | None = None
             truncated: bool | None = None
             if with_payload:
-                payload = record.payload_stream().read(max_payload + 1)
+                payload = _read_up_to(record.payload_stream(), max_payload + 1)
                 truncated = len(payload) > max_payload
                 payload = payload[:max_payload]
             return (record.type, record.target_uri, record.http_status, headers, payload, truncated, None)
