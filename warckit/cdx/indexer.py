@@ -31,10 +31,14 @@ from .formats import FORMATS, FormatName
 from .lines import capture_line, header_for, new_style_entry
 from .pairing import PostBody, is_post_or_put, pair_post, post_body
 
+#: Makes the capture of the current record: ``(record, filename, compute_digest)``.
+Extractor = Callable[[WarcRecord, str, bool], Capture]
+
 __all__ = [
     "ALL_TYPES",
     "DEFAULT_TYPES",
     "Capture",
+    "Extractor",
     "IndexOptions",
     "capture_line",
     "header_for",
@@ -123,6 +127,7 @@ def iter_captures(
     options: IndexOptions | None = None,
     *,
     on_warning: Callable[[Issue], None] | None = None,
+    extractor: Extractor | None = None,
 ) -> Iterator[Capture]:
     """Yield the captures of one WARC/ARC file, in file order.
 
@@ -131,11 +136,14 @@ def iter_captures(
             :func:`warckit.io.sources.open_source`, which the reader opens it with).
         options: What to index; see :class:`IndexOptions`.
         on_warning: Receives every recovery made in lenient mode.
+        extractor: Makes each record's capture while the record is current, in place of
+            :func:`warckit.cdx.capture.extract` (same arguments); a caller that needs
+            more of the record (its payload, say) reads it there.
 
     Raises:
         ParseError: Damaged input in strict mode.
     """
-    return _iter_range(source, options or IndexOptions(), on_warning, 0, 0, None, None)
+    return _iter_range(source, options or IndexOptions(), on_warning, 0, 0, None, None, extractor or extract)
 
 
 def split_points(path: str, parts: int, options: IndexOptions, *, min_size: int | None = None) -> list[tuple[int, int]]:
@@ -171,6 +179,7 @@ def _iter_range(
     emit_from: int,
     end: int | None,
     stopped_at: list[int] | None,
+    extract: Extractor = extract,
 ) -> Iterator[Capture]:
     """:func:`iter_captures` of the records that start in ``[emit_from, end)``.
 
