@@ -23,10 +23,6 @@ if TYPE_CHECKING:
 
 __all__ = ["read_warcs", "row_frame", "spark_fields"]
 
-#: The binary column *with_payload* adds (when the row API's schema has none).
-_PAYLOAD_COLUMN = "payload"
-
-
 def _spark_type(arrow_type: Any) -> DataType:
     import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]  # the parquet extra
     from pyspark.sql import types as T
@@ -51,13 +47,14 @@ def _spark_type(arrow_type: Any) -> DataType:
 
 def spark_fields(*, with_payload: bool = False) -> list[StructField]:
     """The row API's columns (:func:`warckit.columnar.schema.arrow_schema`) as Spark fields."""
-    from pyspark.sql.types import BinaryType, StructField
+    from pyspark.sql.types import BinaryType, BooleanType, StructField
 
     from ..columnar.schema import arrow_schema
 
+    # Every column is nullable here: an error row (see ._job) has no data.
     fields = [StructField(f.name, _spark_type(f.type), True) for f in arrow_schema()]
-    if with_payload and all(f.name != _PAYLOAD_COLUMN for f in fields):
-        fields.append(StructField(_PAYLOAD_COLUMN, BinaryType(), True))
+    if with_payload:
+        fields += [StructField("payload", BinaryType(), True), StructField("payload_truncated", BooleanType(), True)]
     return fields
 
 
@@ -132,7 +129,9 @@ def read_warcs(
         manifest: Manifest file(s) of inputs, one per line; *base_url* prefixes their
             relative entries (cc-pyspark's ``--input_base_url``).
         record_types: Record types read (default: the row API's; ``"all"``).
-        with_payload: Add the ``payload`` column (binary, at most *max_payload* bytes).
+        with_payload: Add ``payload`` (binary: the payload as stored, at most
+            *max_payload* bytes) and ``payload_truncated`` (it was longer).
+        max_payload: See *with_payload* (default: the row API's).
         lenient: Read damaged files leniently.
         crawl: The ``crawl`` partition value of every row.
         storage_options: fsspec options for remote inputs and manifests.
@@ -142,7 +141,7 @@ def read_warcs(
 
     Returns:
         A DataFrame with the columns of :data:`warckit.columnar.schema.COLUMNS`
-        (and ``payload``), one row per record.
+        (and the payload's), one row per indexed record.
 
     Raises:
         UsageError: no inputs, an empty glob, or pyarrow missing.

@@ -1,0 +1,123 @@
+"""read_warcs and the Parquet index against the one-machine row API."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+from corpus_paths import ROOT, corpus_path
+
+from warckit.columnar.rows import iter_rows, rows_to_table
+from warckit.columnar.schema import COLUMNS, arrow_schema
+
+pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install 'warckit[spark]')")
+pq = pytest.importorskip("pyarrow.parquet")
+ds = pytest.importorskip("pyarrow.dataset")
+
+FILES = ["pywb/iana.warc.gz", "pywb/example.warc.gz", "pywb/dupes.warc.gz", "warcio/post-test.warc.gz",
+         "jwat/arc/IAH-20080430204825-00000-blackbook.arc.gz"]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    root = tmp_path_factory.mktemp("pq-inputs")
+    out = []
+    for name in FILES:
+        shutil.copyfile(corpus_path(name), root / Path(name).name)
+        out.append(root / Path(name).name)
+    shutil.copyfile(ROOT / "examples" / "sample.warc.gz", root / "sample.warc.gz")
+    out.append(root / "sample.warc.gz")
+    # A robots.txt and a 404, so that three subsets exist.
+    import warckit
+
+    with warckit.WarcWriter(root / "gen", prefix="subsets", fsync=False) as writer:
+        writer.response("https://example.org/robots.txt", b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n",
+                        b"User-agent: *\n", date="2024-03-01T00:00:00Z")
+        writer.response("https://example.org/gone", b"HTTP/1.1 404 Not Found\r\n\r\n", b"", date="2024-03-01T00:00:01Z")
+    out.extend(Path(f) for f in writer.files)
+    return out
+
+
+def _key(row: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple("" if row[c] is None else str(row[c]) for c in COLUMNS)
+
+
+def _utc(row: dict[str, Any]) -> dict[str, Any]:
+    """*row* with Spark's naive timestamp (in the session's time zone, UTC here) made aware."""
+    if row["fetch_time"] is not None:
+        row["fetch_time"] = row["fetch_time"].replace(tzinfo=timezone.utc)
+    return row
+
+
+def _one_machine(files: list[Path]) -> list[dict[str, Any]]:
+    table = rows_to_table(row for f in files for row in iter_rows(str(f)))
+    return sorted(table.to_pylist(), key=_key)
+
+
+def test_read_warcs_rows_equal_the_row_api(spark: Any, files: list[Path]) -> None:
+    from warckit.spark import read_warcs
+
+    df = read_warcs(spark, [str(f) for f in files])
+    assert df.columns == list(COLUMNS)
+    assert df.rdd.getNumPartitions() == len(files)  # one file per task
+    got = sorted((_utc(r.asDict()) for r in df.collect()), key=_key)
+    expected = _one_machine(files)
+    assert len(got) == len(expected) > 200
+    diff = {k for g, e in zip(got, expected) for k in COLUMNS if g[k] != e[k]}
+    assert diff == set(), [(g[k], e[k]) for g, e in zip(got, expected) for k in diff if g[k] != e[k]][:5]
+    assert got == expected
+
+
+def test_read_warcs_payload_and_error_rows(spark: Any, files: list[Path], tmp_path: Path) -> None:
+    from warckit.spark import read_warcs
+
+    missing = str(tmp_path / "missing.warc.gz")
+    df = read_warcs(spark, [str(files[1]), missing], with_payload=True, max_payload=64, with_errors=True)
+    rows = df.collect()
+    errors = [r for r in rows if r["_error"] is not None]
+    assert [(r["_input"], r["_error"], r["url"]) for r in errors] == [(missing, "FileNotFoundError", None)]
+    data = [r for r in rows if r["_error"] is None]
+    expected = list(iter_rows(str(files[1]), with_payload=True, max_payload=64))
+    assert [(bytes(r["payload"]) if r["payload"] is not None else None, r["payload_truncated"]) for r in data] == [
+        (e["payload"], e["payload_truncated"]) for e in expected]
+    assert any(r["payload_truncated"] for r in data)
+
+
+def test_parquet_index_equals_the_one_machine_rows(spark: Any, files: list[Path], tmp_path: Path) -> None:
+    from warckit.spark import index_warcs
+
+    out = tmp_path / "pq"
+    summary = index_warcs(spark, [str(f) for f in files], str(out), format="parquet", shards=2)
+    assert summary.failed == [] and summary.files_done == len(files)
+    expected = _one_machine(files)
+    assert summary.records == len(expected)
+    # Hive partitions crawl=…/subset=… (no crawl here: Spark's default partition name).
+    dirs = sorted({str(Path(s).parent) for s in summary.shards})
+    assert dirs == ["crawl=__HIVE_DEFAULT_PARTITION__/subset=crawldiagnostics",
+                    "crawl=__HIVE_DEFAULT_PARTITION__/subset=robotstxt",
+                    "crawl=__HIVE_DEFAULT_PARTITION__/subset=warc"]
+    for shard in summary.shards:
+        meta = pq.ParquetFile(out / shard)
+        keys = meta.read(columns=["url_surtkey"]).column(0).to_pylist()
+        assert keys == sorted(keys)  # each file sorted by url_surtkey
+        column = meta.metadata.row_group(0).column(0)
+        assert column.compression == "ZSTD"
+        schema = meta.schema_arrow
+        want = arrow_schema(partitions=False)
+        assert [(f.name, f.type) for f in schema] == [(f.name, f.type) for f in want]  # int16, timestamp[us, UTC]
+        assert "INT96" not in str(meta.schema)
+    # Globally sorted: within a partition directory, part numbers follow the key ranges.
+    warc = sorted(s for s in summary.shards if "subset=warc" in s)
+    firsts = [pq.read_table(out / s, columns=["url_surtkey"]).column(0).to_pylist() for s in warc]
+    assert len(firsts) == 2 and firsts[0][-1] <= firsts[1][0]
+    table = ds.dataset(out, format="parquet", partitioning=ds.partitioning(
+        pa.schema([("crawl", pa.string()), ("subset", pa.string())]), flavor="hive",
+        dictionaries=None)).to_table()
+    got = []
+    for row in table.to_pylist():
+        row["crawl"] = None if row["crawl"] == "__HIVE_DEFAULT_PARTITION__" else row["crawl"]
+        got.append({c: row[c] for c in COLUMNS})
+    assert sorted(got, key=_key) == expected
