@@ -21,6 +21,7 @@ PUBLIC_MODULES = ("warckit", "warckit.record", "warckit.read", "warckit.write", 
                   "warckit.cdx", "warckit.url", "warckit.tools", "warckit.tools.dedup",
                   "warckit.check.report", "warckit.record.rules", "warckit.check.verify", "warckit.errors",
                   "warckit.wacz", "warckit.read.wacz", "warckit.io.zipped")
+PUBLIC_MODULES += ("warckit.spark",)  # (a line of its own: other packages add theirs)
 
 
 def _documented(tmp_path: Path) -> dict[str, Any]:
