@@ -147,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except WarckitError as exc:
         print(f"{PROG} {args.command}: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return EXIT_FAILED
-    except Exception as exc:  # Spark's own failures (no Java, a lost cluster): one line, no traceback
+    except Exception as exc:  # noqa: BLE001 - Spark's own failures (no Java, a lost cluster): one line
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         print(f"{PROG} {args.command}: error: {type(exc).__name__}: {first[:500]}", file=sys.stderr)
         return EXIT_FAILED

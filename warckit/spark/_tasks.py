@@ -68,7 +68,7 @@ def guarded(
         for row in produce(on_warning):
             count += 1
             yield row
-    except Exception as exc:  # every failure of an input is data, never a failed job
+    except Exception as exc:  # noqa: BLE001 - every failure of an input is data, never a failed job
         counters.files_failed.add(1)
         yield error_row(failure(source, exc))
     else:

@@ -19,7 +19,7 @@ from .inputs import join_base
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-__all__ = ["DEFAULT_MAX_PAYLOAD", "FETCH_COLUMNS", "fetch_records", "fetch_one"]
+__all__ = ["DEFAULT_MAX_PAYLOAD", "FETCH_COLUMNS", "fetch_one", "fetch_records"]
 
 #: Payload bytes kept per record by default (the rest is cut, ``payload_truncated``).
 DEFAULT_MAX_PAYLOAD = 16 * 1024 * 1024
@@ -68,7 +68,7 @@ def fetch_one(
                 truncated = len(payload) > max_payload
                 payload = payload[:max_payload]
             return (record.type, record.target_uri, record.http_status, headers, payload, truncated, None)
-    except Exception as exc:  # a bad row is data: its error, never a failed job
+    except Exception as exc:  # noqa: BLE001 - a bad row is data: its error, never a failed job
         err = failure(source, exc)
         where = f" (offset {err.offset})" if err.offset is not None else ""
         return (None,) * 6 + (f"{err.error}: {err.message}{where}",)
