@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
 import shutil
 import subprocess
 from pathlib import Path
@@ -147,8 +148,11 @@ def _corrupt_copy(src: Path, dst: Path) -> int:
     return cut
 
 
-def test_corrupt_and_missing_inputs_are_reported_not_fatal(spark: Any, inputs: list[Path], tmp_path: Path) -> None:
+def test_corrupt_and_missing_inputs_are_reported_not_fatal(spark: Any, inputs: list[Path], tmp_path: Path,
+                                                           caplog: pytest.LogCaptureFixture) -> None:
     from warckit.spark import index_warcs
+
+    caplog.set_level(logging.INFO, logger="warckit.spark")
 
     bad = tmp_path / "bad.warc.gz"
     cut = _corrupt_copy(corpus_path("pywb/iana.warc.gz"), bad)
@@ -156,6 +160,9 @@ def test_corrupt_and_missing_inputs_are_reported_not_fatal(spark: Any, inputs: l
     good = [str(p) for p in inputs[:3]]
     summary = index_warcs(spark, [good[0], str(bad), str(missing), *good[1:]], str(tmp_path / "out"), shards=2)
     assert summary.files == 5 and summary.files_done == 3
+    # The summary is logged; the accumulators agreed with the output (no warning).
+    assert [r.levelname for r in caplog.records] == ["INFO"]
+    assert json.loads(caplog.records[0].getMessage().split(": ", 1)[1]) == summary.to_dict()
     failed = {e.input: e for e in summary.failed}
     assert set(failed) == {str(bad), str(missing)}
     assert failed[str(missing)].error == "FileNotFoundError" and failed[str(missing)].offset is None
@@ -194,8 +201,10 @@ def test_manifest_with_relative_entries_and_base(spark: Any, inputs: list[Path],
     names = [p.name for p in inputs[:4]]
     manifest.write_bytes(gzip.compress(("# a comment\n" + "\n".join(names) + "\n\n").encode()))
     assert expand_inputs(manifest=str(manifest), base_url=str(base)) == [str(base / n) for n in names]
-    summary = index_warcs(spark, [], str(tmp_path / "out"), manifest=str(manifest), base_url=str(base))
-    assert summary.files_done == 4 and summary.failed == []
+    # The output as a URL: the executors write the shards through fsspec.
+    summary = index_warcs(spark, [], f"file://{tmp_path / 'out'}", manifest=str(manifest), base_url=str(base))
+    assert summary.files_done == 4 and summary.failed == [] and summary.shards == ["part-00000.cdxj"]
+    assert (tmp_path / "out" / "_errors" / "errors.jsonl").read_bytes() == b""
     assert shard_lines(tmp_path / "out", ".cdxj") == one_machine(
         ["-f", "cdxj", *(str(base / n) for n in names)], tmp_path / "one")
 

@@ -232,6 +232,11 @@ def index_warcs(
         failed = job.errors()  # the one pass over the inputs; later passes read the cache
         data = job.data()
         records = data.count()
+        counted = (int(job.files_ok.value), int(job.files_failed.value), int(job.records.value))
+        exact = (job.files - len(failed), len(failed), records)
+        if counted != exact:  # accumulators count a task again when Spark reruns it
+            log.warning("index_warcs: the accumulators (files ok, failed, records) say %s, the output %s: "
+                        "a task ran more than once", counted, exact)
         parts = shards or max(1, math.ceil(records / DEFAULT_SHARD_LINES))
         if fmt == "parquet":
             names = write_parquet_index(data, output, parts, overwrite=overwrite)
