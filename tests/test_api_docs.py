@@ -20,7 +20,7 @@ PUBLIC_MODULES = ("warckit", "warckit.record", "warckit.read", "warckit.write", 
                   "warckit.write.build", "warckit.record.payload", "warckit.io.sources", "warckit.io.remote",
                   "warckit.cdx", "warckit.url", "warckit.tools", "warckit.tools.dedup",
                   "warckit.check.report", "warckit.record.rules", "warckit.check.verify", "warckit.errors",
-                  "warckit.wacz", "warckit.read.wacz", "warckit.io.zipped")
+                  "warckit.wacz", "warckit.read.wacz", "warckit.io.zipped", "warckit.columnar")
 PUBLIC_MODULES += ("warckit.spark",)  # (a line of its own: other packages add theirs)
 
 

@@ -31,23 +31,25 @@ def add_parser(subparsers: Any) -> None:
     """Register ``index``."""
     p = subparsers.add_parser(
         "index",
-        help="index WARC/ARC files (new-style CDX, CDXJ, CDX-11, CDX-9)",
+        help="index WARC/ARC files (new-style CDX, CDXJ, CDX-11, CDX-9, Parquet)",
         description=(
             "Index WARC/ARC files. Default output: the new-style CDX (SURT key, W3C "
             "timestamp, URL, digest, type, file, offset, JSON), unsorted unless --sort "
             "(the new-style header says which; 'warckit query' and 'warckit merge' refuse "
             "an unsorted index). Keys: new-style SURTs (com,example,)/ — 'warckit surt "
             "--style new-style'); with -f cdxj, cdx11 or cdx9 cdx-style SURTs "
-            "(com,example)/ — 'warckit surt', its default)."
+            "(com,example)/ — 'warckit surt', its default). -f parquet -o DIR writes Common "
+            "Crawl's columnar index (a Hive-partitioned Parquet dataset, docs/columnar.rst)."
         ),
     )
     p.add_argument("files", nargs="+", metavar="FILE",
                    help="WARC or ARC files (any compression); '-' reads standard input, a "
                    "directory the WARC/ARC files under it")
-    p.add_argument("-f", "--format", choices=FORMATS, default="cdx",
+    p.add_argument("-f", "--format", choices=(*FORMATS, "parquet"), default="cdx",
                    help="cdx (new-style, default; keys com,example,)/ as 'warckit surt "
                    "--style new-style'), cdxj (pywb), cdx11, cdx9 (keys com,example)/ as "
-                   "'warckit surt', whose default style is cdx)")
+                   "'warckit surt', whose default style is cdx), parquet (the rows of the "
+                   "cdxj index in Common Crawl's columnar schema; -o DIR required)")
     p.add_argument("-s", "--sort", action="store_true",
                    help="sort bytewise (bounded memory); needed by 'warckit query'")
     add_output(p, "the index file")
@@ -70,8 +72,21 @@ def add_parser(subparsers: Any) -> None:
                    "default: a plain index)")
     p.add_argument("--block-lines", type=int, default=DEFAULT_BLOCK_LINES, metavar="N",
                    help="index lines per ZipNum block (default: %(default)s)")
-    p.add_argument("--max-memory", type=int, default=64, metavar="MB",
-                   help="memory budget of the sort, in MiB (default: %(default)s)")
+    p.add_argument("--max-memory", type=int, default=None, metavar="MB",
+                   help="memory budget of the sort, in MiB (default: 64), or of the rows "
+                   "buffered by -f parquet (default: 512)")
+    parquet = p.add_argument_group("Parquet index (-f parquet)")
+    parquet.add_argument("--crawl", metavar="NAME",
+                         help="the crawl partition value (default: the crawl-data/NAME/ "
+                         "directory of a Common Crawl path, else none)")
+    parquet.add_argument("--partition-by", metavar="COL,COL", default="crawl,subset",
+                         help="Hive partition columns: crawl, subset, both (the default: "
+                         "%(default)s) or 'none'")
+    parquet.add_argument("--rows-per-file", type=int, default=None, metavar="N",
+                         help="rows per Parquet file at most (default: 1000000)")
+    parquet.add_argument("--no-detect", action="store_true",
+                         help="skip MIME type and language detection (default: detect, "
+                         "when puremagic / pycld2 are installed)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar (default: on a terminal, when tqdm is installed)")
     add_storage_options(p)
@@ -92,6 +107,10 @@ def _default_jobs() -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``warckit index``."""
+    if args.format == "parquet":
+        with stdin_spooled(expand_archives(args.files)) as files:
+            args.files = files
+            return _run_parquet(args)
     if args.zipnum:
         for suffix in (".cdx.gz", ".idx", ".loc"):
             check_output(args.zipnum + suffix, args.force)
@@ -147,7 +166,7 @@ def _run(args: argparse.Namespace) -> int:
     )
 
     warn = warner("index")
-    max_memory = max(1, args.max_memory) * 1024 * 1024
+    max_memory = max(1, 64 if args.max_memory is None else args.max_memory) * 1024 * 1024
     if args.zipnum:
         import tempfile
 
@@ -168,4 +187,34 @@ def _run(args: argparse.Namespace) -> int:
                 header=not args.no_header, max_memory=max_memory, progress=args.progress,
                 on_warning=warn)
     sys.stdout.buffer.flush()
+    return 0
+
+
+def _run_parquet(args: argparse.Namespace) -> int:
+    """``warckit index -f parquet -o DIR``: :func:`warckit.columnar.write.write_parquet`."""
+    from ..columnar.write import DEFAULT_MAX_MEMORY, DEFAULT_ROWS_PER_FILE, write_parquet
+
+    if not args.output or args.output == "-":
+        raise UsageError("-f parquet writes a directory: give it with -o DIR")
+    for given, option in ((args.zipnum, "--zipnum"), (args.no_post_append, "--no-post-append"),
+                          (args.unicode_hosts, "--unicode-hosts")):
+        if given:
+            raise UsageError(f"{option} does not apply to -f parquet (its rows are the cdxj index's)")
+    wacz = [p for p in args.files if is_wacz(p)]
+    if wacz:
+        raise UsageError(f"{wacz[0]}: -f parquet reads WARC/ARC files, not WACZ packages")
+    jobs = _default_jobs() if args.jobs is None else args.jobs
+    if jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    spec = args.partition_by.strip().lower()
+    partition_by = () if spec == "none" else tuple(c.strip() for c in spec.split(",") if c.strip())
+    rows = DEFAULT_ROWS_PER_FILE if args.rows_per_file is None else args.rows_per_file
+    if rows < 1:
+        raise UsageError("--rows-per-file must be at least 1")
+    memory = DEFAULT_MAX_MEMORY if args.max_memory is None else max(1, args.max_memory) * 1024 * 1024
+    warn = warner("index")
+    write_parquet(args.files, args.output, crawl=args.crawl, partition_by=partition_by,
+                  rows_per_file=rows, max_memory=memory, types=_types(args.types),
+                  detect=not args.no_detect, lenient=args.lenient, on_warning=warn, jobs=jobs,
+                  force=args.force)
     return 0

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
+from collections.abc import Iterator
 from contextlib import ExitStack
 from typing import Any
 from urllib.parse import urlsplit
@@ -12,6 +14,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from ..cdx._timestamps import lower_bound, upper_bound
+from ..cdx.formats import AnyEntry
 from ..cdx.query import MATCH_TYPES, Index, Query, entry_to_dict, run_query
 from ..errors import UrlError, UsageError
 from ..read.wacz import is_wacz
@@ -27,7 +30,9 @@ def add_parser(subparsers: Any) -> None:
         help="look a URL up in sorted indexes",
         description=(
             "Look URL up in sorted index files (new-style CDX, CDXJ, CDX-11/9, or a ZipNum "
-            ".idx), or in the index inside a WACZ. Timestamps: 14-digit of any length (2014, 20140103) or W3C. An index "
+            ".idx), in the index inside a WACZ, or in a Parquet index (a directory or .parquet "
+            "file written by 'warckit index -f parquet', answered with DuckDB as its CDXJ index "
+            "would be). Timestamps: 14-digit of any length (2014, 20140103) or W3C. An index "
             "that is not sorted is refused (exit status 1): sort it with "
             "'warckit merge --unsorted -o SORTED INDEX'. Nothing found: no output and exit "
             "status 1 (as grep)."
@@ -105,6 +110,20 @@ def run(args: argparse.Namespace) -> int:
               args.limit)
     out = sys.stdout.buffer
     found = 0
+    if any(p.endswith(".parquet") or os.path.isdir(p) for p in indexes):
+        from ..columnar.query import run_parquet_query  # (only then: start-up stays quick)
+
+        if len(indexes) > 1:
+            raise UsageError("a Parquet index is queried alone: give one directory or .parquet file")
+        entries: Iterator[AnyEntry] = run_parquet_query(indexes[0], q)
+        for entry in entries:
+            found += 1
+            if args.json:
+                out.write(orjson.dumps(entry_to_dict(entry)) + b"\n")
+            else:
+                out.write(entry.format().encode("utf-8") + b"\n")
+        out.flush()
+        return 0 if found else 1
     with stdin_spooled(indexes) as paths, ExitStack() as stack:
         # A WACZ is looked up in its own index (read by ranges, not unpacked).
         opened: list[str | Index] = [stack.enter_context(WaczIndex(p)) if is_wacz(p) else p

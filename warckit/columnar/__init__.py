@@ -8,8 +8,10 @@ writes them as a Hive-partitioned Parquet dataset, and :func:`query_parquet` ans
 
 from __future__ import annotations
 
+from .query import query_parquet, run_parquet_query
 from .rows import DEFAULT_MAX_PAYLOAD, cdxj_line, iter_rows, rows_to_batch, rows_to_table
 from .schema import CC_COLUMNS, COLUMNS, PARTITION_COLUMNS, WARCKIT_COLUMNS, arrow_schema
+from .write import WriteSummary, write_parquet
 
 __all__ = [
     "CC_COLUMNS",
@@ -17,9 +19,13 @@ __all__ = [
     "DEFAULT_MAX_PAYLOAD",
     "PARTITION_COLUMNS",
     "WARCKIT_COLUMNS",
+    "WriteSummary",
     "arrow_schema",
     "cdxj_line",
     "iter_rows",
+    "query_parquet",
     "rows_to_batch",
     "rows_to_table",
+    "run_parquet_query",
+    "write_parquet",
 ]

@@ -1,0 +1,152 @@
+"""Rows of the columnar index: field values of chosen records, and the CDXJ line each rebuilds."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from columnar.columnar_data import FRENCH, corpus_files, generated_records, generated_warc
+from corpus_paths import corpus_path
+
+from warckit.cdx.indexer import IndexOptions, index_file
+from warckit.columnar import COLUMNS, cdxj_line, iter_rows
+from warckit.columnar.detect import available
+from warckit.columnar.domains import host_columns
+from warckit.columnar.rows import _fetch_time
+
+UTC = timezone.utc
+
+
+def _by_offset(path: Path, **kwargs: object) -> dict[int, dict[str, object]]:
+    return {r["warc_record_offset"]: r for r in iter_rows(path, **kwargs)}  # type: ignore[arg-type]
+
+
+def test_every_row_has_every_column_in_order(tmp_path: Path) -> None:
+    for row in iter_rows(generated_warc(tmp_path)):
+        assert tuple(row) == COLUMNS
+
+
+def test_post_capture_keeps_the_wb_method_key() -> None:
+    rows = _by_offset(corpus_path("warcio/post-test.warc.gz"))
+    assert sorted(rows) == [0, 1196, 2395]  # the responses; the POST requests only pair
+    r = rows[1196]
+    assert r["url_surtkey"] == "org,httpbin)/post?__wb_method=post&a=1&b=[]&c=3"
+    assert (r["http_method"], r["http_request_body"]) == ("POST", "A=1&B=[]&C=3")
+    assert r["fetch_time"] == datetime(2014, 6, 10, 0, 11, 51, tzinfo=UTC)
+    assert (r["fetch_status"], r["warc_record_length"], r["record_type"]) == (200, 723, "response")
+    assert (r["content_digest_algorithm"], r["content_digest"]) == ("sha1", "M7YCTM7HS3YKYQTAWQVMQSQZBNEOXGU2")
+    # httpbin.org is itself a private suffix of the Public Suffix List
+    assert (r["url_host_registered_domain"], r["url_host_private_suffix"], r["url_host_private_domain"]) == \
+        ("httpbin.org", "httpbin.org", None)
+
+
+def test_revisit_and_its_original() -> None:
+    rows = _by_offset(corpus_path("warcio/example.warc.gz"))
+    orig, rev = rows[784], rows[2621]
+    assert orig["record_type"] == "response" and rev["record_type"] == "revisit"
+    assert orig["content_digest"] == rev["content_digest"] == "G7HRM7BGOKSKMSXZAHMUQTTV53QOFSMK"
+    assert (orig["warc_record_length"], rev["warc_record_length"]) == (1228, 586)
+    assert (orig["cdxj_mime"], rev["cdxj_mime"]) == ("text/html", "warc/revisit")
+    assert rev["content_mime_detected"] is None and rev["content_languages"] is None
+    assert orig["record_id"] == "urn:uuid:a9c51e3e-0221-11e7-bf66-0242ac120005"
+    assert orig["fetch_time"] == datetime(2017, 3, 6, 4, 2, 6, tzinfo=UTC)
+
+
+def test_arc_record_with_explicit_port() -> None:
+    rows = _by_offset(corpus_path("jwat/arc/small_BNF.arc"))
+    r = rows[146]
+    assert r["url"] == "http://cctr.umkc.edu:80/user/jbenz/tst.htm"
+    assert r["url_surtkey"] == "edu,umkc,cctr)/user/jbenz/tst.htm"
+    assert r["url_port"] == 80  # written in the URL: kept (CC: null only when not given)
+    assert (r["url_host_registered_domain"], r["url_host_3rd_last_part"]) == ("umkc.edu", "cctr")
+    assert r["record_id"] is None and r["record_type"] == "response"
+
+
+def test_redirect_location_and_subset() -> None:
+    rows = _by_offset(corpus_path("jwat/warc/IAH-20080430204825-00000-blackbook.warc.gz"))
+    r = rows[1592076]
+    assert (r["fetch_status"], r["fetch_redirect"]) == (301, "http://www.archive.org/donate/")
+    assert r["subset"] == "crawldiagnostics"
+    assert rows[150903]["fetch_redirect"] == "/images/lma.jpg?cnt=0"  # as written, not resolved
+
+
+def test_generated_records_field_by_field(tmp_path: Path) -> None:
+    rows = list(iter_rows(generated_warc(tmp_path), crawl="CC-TEST", segment="1700000000.1"))
+    idn, blog, ipv6, post = rows
+    html = FRENCH.encode("iso-8859-1")
+    digest = base64.b32encode(hashlib.sha1(html).digest()).decode()
+    assert idn["url_surtkey"] == "example,xn--bcher-kva:8080)/seite?q=1"
+    assert idn["url_host_name"] == "xn--bcher-kva.example"
+    assert idn["url_host_name_reversed"] == "example.xn--bcher-kva"
+    assert (idn["url_port"], idn["url_path"], idn["url_query"]) == (8080, "/seite", "q=1")
+    assert idn["fetch_time"] == datetime(2026, 11, 30, 9, 0, 0, 123456, tzinfo=UTC)
+    assert idn["cdxj_timestamp"] == "20261130090000"
+    assert idn["content_digest"] == digest  # computed: the record has no payload digest
+    assert (idn["content_mime_type"], idn["content_charset"]) == ("text/html", "ISO-8859-1")
+    assert (idn["crawl"], idn["warc_segment"], idn["subset"]) == ("CC-TEST", "1700000000.1", "warc")
+    assert blog["fetch_time"] == datetime(2017, 1, 1, tzinfo=UTC)  # the leap second rolls over
+    assert blog["fetch_redirect"] == "https://foo.blogspot.com/new"
+    assert [blog[c] for c in ("url_host_registry_suffix", "url_host_registered_domain",
+                              "url_host_private_suffix", "url_host_private_domain")] == \
+        ["com", "blogspot.com", "blogspot.com", "foo.blogspot.com"]
+    assert (blog["url_protocol"], blog["url_port"], blog["subset"]) == ("https", None, "crawldiagnostics")
+    assert ipv6["url_host_name"] == "2001:db8::1" and ipv6["url_host_tld"] is None
+    assert ipv6["url_host_registered_domain"] is None and ipv6["subset"] == "robotstxt"
+    assert post["url_surtkey"] == "org,example)/form?__wb_method=post&a=1&b=two"
+    assert (post["http_method"], post["http_request_body"]) == ("POST", "a=1&b=two")
+    assert post["warc_record_offset"] == sum(len(gzip.compress(r, mtime=0)) for r in generated_records()[:4])
+
+
+@pytest.mark.skipif(not all(available().values()), reason="puremagic / pycld2 / python-iso639 not installed")
+def test_detectors_fill_mime_and_languages(tmp_path: Path) -> None:
+    idn, blog, ipv6, post = iter_rows(generated_warc(tmp_path))
+    assert (idn["content_mime_detected"], idn["content_languages"]) == ("text/html", "fra")
+    assert (ipv6["content_mime_detected"], post["content_mime_detected"]) == ("text/plain", "application/json")
+    assert blog["content_mime_detected"] is None  # no payload
+    off = next(iter(iter_rows(generated_warc(tmp_path), detect=False)))
+    assert (off["content_mime_detected"], off["content_languages"]) == (None, None)
+
+
+def test_payload_is_the_stored_payload_up_to_the_cap(tmp_path: Path) -> None:
+    html = FRENCH.encode("iso-8859-1")
+    first = next(iter(iter_rows(generated_warc(tmp_path), with_payload=True)))
+    assert (first["payload"], first["payload_truncated"]) == (html, False)
+    cut = next(iter(iter_rows(generated_warc(tmp_path), with_payload=True, max_payload=10)))
+    assert (cut["payload"], cut["payload_truncated"]) == (html[:10], True)
+    assert cut["content_languages"] == first["content_languages"]  # detection reads its own head
+
+
+def test_host_columns() -> None:
+    assert host_columns("www.bbc.co.uk")[:8] == (
+        "www.bbc.co.uk", "uk", "co", "bbc", "www", None, "co.uk", "bbc.co.uk")
+    assert host_columns("Bücher.example.")[0] == "xn--bcher-kva.example"
+    assert host_columns("10.0.0.1") == ("10.0.0.1",) + (None,) * 10
+    assert host_columns(None) == (None,) * 11
+
+
+def test_fetch_time_forms() -> None:
+    assert _fetch_time("2016-01") == datetime(2016, 1, 1, tzinfo=UTC)
+    assert _fetch_time("2020-01-01T00:30:00+01:00") == datetime(2019, 12, 31, 23, 30, tzinfo=UTC)
+    assert _fetch_time("2026-11-30T09:00:00.1234567Z") == datetime(2026, 11, 30, 9, 0, 0, 123456, tzinfo=UTC)
+    assert _fetch_time("not a date") is None
+
+
+def test_cdxj_line_equals_the_cdxj_index_line(tmp_path: Path) -> None:
+    paths = [*corpus_files(), generated_warc(tmp_path)]
+    assert len(paths) > 5
+    for path in paths:
+        lines = list(index_file(path, IndexOptions(format="cdxj")))
+        rows = list(iter_rows(path, detect=False))
+        assert [cdxj_line(r) for r in rows] == lines, path
+        assert len(lines) > 0
+
+
+def test_cdxj_line_on_a_generated_corpus(bench_warc) -> None:  # type: ignore[no-untyped-def]
+    path = bench_warc("domain", 3)
+    lines = list(index_file(path, IndexOptions(format="cdxj")))
+    assert [cdxj_line(r) for r in iter_rows(path, detect=False)] == lines
+    assert len(lines) > 20
