@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from corpus_paths import ROOT, corpus_path
 
-from warckit.columnar.rows import iter_rows, rows_to_table
+from warckit.columnar.rows import cdxj_line, iter_rows, rows_to_table
+from warckit.columnar.write import write_parquet
 from warckit.columnar.schema import COLUMNS, arrow_schema
 
 pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install 'warckit[spark]')")
@@ -101,8 +102,9 @@ def test_parquet_index_equals_the_one_machine_rows(spark: Any, files: list[Path]
                     "crawl=__HIVE_DEFAULT_PARTITION__/subset=warc"]
     for shard in summary.shards:
         meta = pq.ParquetFile(out / shard)
-        keys = meta.read(columns=["url_surtkey"]).column(0).to_pylist()
-        assert keys == sorted(keys)  # each file sorted by url_surtkey
+        rows = meta.read().to_pylist()
+        lines = [cdxj_line(r) for r in rows]
+        assert lines == sorted(lines)  # each file in CDXJ-line order (so by url_surtkey), as write_parquet's
         column = meta.metadata.row_group(0).column(0)
         assert column.compression == "ZSTD"
         schema = meta.schema_arrow
@@ -113,11 +115,22 @@ def test_parquet_index_equals_the_one_machine_rows(spark: Any, files: list[Path]
     warc = sorted(s for s in summary.shards if "subset=warc" in s)
     firsts = [pq.read_table(out / s, columns=["url_surtkey"]).column(0).to_pylist() for s in warc]
     assert len(firsts) == 2 and firsts[0][-1] <= firsts[1][0]
-    table = ds.dataset(out, format="parquet", partitioning=ds.partitioning(
-        pa.schema([("crawl", pa.string()), ("subset", pa.string())]), flavor="hive",
-        dictionaries=None)).to_table()
+    got = _dataset_rows(out)
+    assert sorted(got, key=_key) == expected
+    # The one-machine writer: the same rows, the same directories, the same file schema.
+    write_parquet([str(f) for f in files], tmp_path / "one")
+    assert sorted(_dataset_rows(tmp_path / "one"), key=_key) == sorted(got, key=_key)
+    one_files = sorted(p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*.parquet"))
+    assert sorted({str(p.parent) for p in one_files}) == dirs
+    assert [(f.name, f.type) for f in pq.ParquetFile(tmp_path / "one" / one_files[0]).schema_arrow] == \
+        [(f.name, f.type) for f in pq.ParquetFile(out / summary.shards[0]).schema_arrow]
+
+
+def _dataset_rows(root: Path) -> list[dict[str, Any]]:
+    table = ds.dataset(root, format="parquet", partitioning=ds.partitioning(
+        pa.schema([("crawl", pa.string()), ("subset", pa.string())]), flavor="hive")).to_table()
     got = []
     for row in table.to_pylist():
         row["crawl"] = None if row["crawl"] == "__HIVE_DEFAULT_PARTITION__" else row["crawl"]
         got.append({c: row[c] for c in COLUMNS})
-    assert sorted(got, key=_key) == expected
+    return got

@@ -1,8 +1,9 @@
 """The Parquet flavour of :func:`warckit.spark.index_warcs`: the columnar index, sorted by Spark.
 
 Rows are the columnar row API's (:func:`warckit.columnar.rows.iter_rows`), range-partitioned
-on ``url_surtkey`` and sorted within each partition, then written Hive-partitioned
-(``crawl=…/subset=…``) with zstd. Each file is sorted by ``url_surtkey``, and the files of
+on their CDXJ line (which starts with ``url_surtkey``) and sorted within each partition, then
+written Hive-partitioned (``crawl=…/subset=…``) with zstd. Each file is sorted by its rows'
+CDXJ lines, as :func:`warckit.columnar.write.write_parquet`'s, and the files of
 one ``crawl``/``subset`` directory hold consecutive key ranges in the order of their
 ``part-NNNNN`` numbers. Timestamps are written as ``TIMESTAMP_MICROS`` (UTC), not Spark's
 legacy INT96; ``fetch_status`` stays a 16-bit integer: the one-machine writer's schema.
@@ -33,7 +34,8 @@ def parquet_frame(spark: SparkSession, files: Sequence[str], *, types: frozenset
                   lenient: bool, crawl: str | None = None,
                   storage_options: dict[str, Any] | None = None) -> FileRows:
     """The rows of *files* with the error columns (one task per file)."""
-    return row_frame(spark, files, types=types, lenient=lenient, crawl=crawl, storage_options=storage_options)
+    return row_frame(spark, files, types=types, lenient=lenient, crawl=crawl, storage_options=storage_options,
+                     sort_key=True)
 
 
 def write_parquet_index(data: DataFrame, output: str, parts: int, *, overwrite: bool = False) -> list[str]:
@@ -44,8 +46,10 @@ def write_parquet_index(data: DataFrame, output: str, parts: int, *, overwrite: 
     for key, value in _CONF.items():
         spark.conf.set(key, value)
     try:
-        ordered = data.repartitionByRange(parts, "url_surtkey").sortWithinPartitions(
-            "crawl", "subset", "url_surtkey", "fetch_time", "warc_filename", "warc_record_offset")
+        # The CDXJ line starts with url_surtkey: ranges of lines are ranges of keys, and
+        # within a file the rows come in the one-machine writer's order.
+        ordered = data.repartitionByRange(parts, "_cdxj").sortWithinPartitions(
+            "crawl", "subset", "_cdxj").drop("_cdxj")
         (ordered.write.mode("overwrite" if overwrite else "append")
          .partitionBy("crawl", "subset").parquet(output))
     finally:

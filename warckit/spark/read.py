@@ -80,10 +80,18 @@ def row_frame(
     max_payload: int | None = None,
     crawl: str | None = None,
     storage_options: dict[str, Any] | None = None,
+    sort_key: bool = False,
 ) -> FileRows:
-    """The rows of *files* (one task per file) with the error columns (see :mod:`._job`)."""
+    """The rows of *files* (one task per file) with the error columns (see :mod:`._job`);
+    *sort_key* adds ``_cdxj``, each row's CDXJ line (UTF-8): the one-machine writer's order."""
+    from pyspark.sql.types import BinaryType, StructField
+
+    from ..columnar.rows import cdxj_line
+
     fields = spark_fields(with_payload=with_payload)
     names = [f.name for f in fields]
+    if sort_key:
+        fields.append(StructField("_cdxj", BinaryType(), True))
     kwargs: dict[str, Any] = {"lenient": lenient, "with_payload": with_payload}
     if types is not None:
         kwargs["types"] = types
@@ -99,10 +107,14 @@ def row_frame(
             name = os.path.basename(source.split("?", 1)[0].rstrip("/"))
             with open_source(source, storage_options=storage_options) as fh:
                 for row in iter_rows(cast(IO[bytes], fh.file), filename=name, on_warning=on_warning, **kwargs):
-                    yield tuple(row.get(n) for n in names)
+                    yield _values(row)
             return
         for row in iter_rows(source, on_warning=on_warning, **kwargs):
-            yield tuple(row.get(n) for n in names)
+            yield _values(row)
+
+    def _values(row: dict[str, Any]) -> tuple[Any, ...]:
+        values = tuple(row.get(n) for n in names)
+        return values + (cdxj_line(row).encode("utf-8"),) if sort_key else values
 
     return file_rows(spark, files, fields, produce)
 
