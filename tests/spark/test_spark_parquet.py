@@ -11,8 +11,8 @@ import pytest
 from corpus_paths import ROOT, corpus_path
 
 from warckit.columnar.rows import cdxj_line, iter_rows, rows_to_table
-from warckit.columnar.write import write_parquet
 from warckit.columnar.schema import COLUMNS, arrow_schema
+from warckit.columnar.write import write_parquet
 
 pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install 'warckit[spark]')")
 pq = pytest.importorskip("pyarrow.parquet")
