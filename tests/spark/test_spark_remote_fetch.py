@@ -120,3 +120,36 @@ def test_fetch_records_local_prefix_and_payload_cap(spark: Any, served: Path, tm
     assert any(r.payload_truncated for r in fetched.values())
     heads = fetch_records(df, prefix=str(served), with_payload=False).collect()
     assert all(r.payload is None and r.http_status == 200 for r in heads)
+
+
+def test_s3_glob_manifest_and_fetch_with_storage_options(spark: Any, served: Path, tmp_path: Path) -> None:
+    pytest.importorskip("s3fs", reason="s3fs is not installed (pip install 'warckit[remote]')")
+    pytest.importorskip("moto", reason="moto is not installed")
+    from remote_servers import CountingS3
+
+    from warckit.spark import expand_inputs, fetch_records, index_warcs
+
+    names = ["example.warc.gz", "iana.warc.gz"]
+    manifest = tmp_path / "warc.paths"
+    manifest.write_text("crawl/" + "\ncrawl/".join(names) + "\n")
+    with CountingS3() as s3:
+        s3.put("bucket", {**{f"crawl/{n}": served / n for n in names}, "crawl/warc.paths": manifest})
+        options = s3.storage_options
+        assert expand_inputs("s3://bucket/crawl/*.warc.gz", storage_options=options) == \
+            [f"s3://bucket/crawl/{n}" for n in names]
+        # The manifest is read on the driver from S3; its relative entries join the base;
+        # the executors get the storage options with their tasks.
+        summary = index_warcs(spark, [], str(tmp_path / "out"), manifest="s3://bucket/crawl/warc.paths",
+                              base_url="s3://bucket/", storage_options=options)
+        assert summary.failed == [] and summary.files_done == 2
+        expected = _cdxj([served / n for n in names], tmp_path / "local.cdxj")
+        assert (tmp_path / "out" / "part-00000.cdxj").read_bytes().splitlines(keepends=True) == expected
+        rows = _rows(expected, served)[:5]
+        df = spark.createDataFrame([(f"crawl/{r[0]}", r[1], r[2]) for r in rows],
+                                   "warc_filename string, warc_record_offset long, warc_record_length long")
+        s3.reset_counts()
+        fetched = fetch_records(df, prefix="s3://bucket/", storage_options=options).collect()
+        assert [r.error for r in fetched] == [None] * len(rows)
+        assert ["sha1:" + _sha1_b32(bytes(r.payload)) for r in fetched] == [r[4] for r in rows]
+        assert s3.gets == len(rows)  # one ranged GET per record
+        assert s3.sent == sum(r[2] for r in rows)  # exactly the records' bytes
