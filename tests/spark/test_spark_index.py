@@ -221,6 +221,7 @@ def test_cli_exit_status_and_summary(spark: Any, inputs: list[Path], tmp_path: P
     assert summary["records"] == len(one_machine(["-f", "cdx", good], tmp_path / "o"))
     assert [(f["input"], f["error"]) for f in summary["failed"]] == [(missing, "FileNotFoundError")]
     assert f"error: {missing}: FileNotFoundError".encode() in done.stderr and b"Traceback" not in done.stderr
+    assert b"[Stage " not in done.stderr  # no progress bars in the report
     assert (tmp_path / "a" / "part-00000.cdx").read_bytes().startswith(b"!warckit-cdx 1.0 sorted")
     # Usage errors (exit 2) come before Spark starts.
     again = subprocess.run([*run, "index", "-o", str(tmp_path / "a"), good], env=child.env(), capture_output=True, check=False)

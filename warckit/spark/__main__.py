@@ -90,7 +90,8 @@ def _storage_options(texts: Sequence[str]) -> dict[str, Any] | None:
 def _session(args: argparse.Namespace) -> Any:
     from pyspark.sql import SparkSession
 
-    builder = SparkSession.builder.appName("warckit index")
+    # Spark's console progress bars would interleave with the report (--conf turns them on).
+    builder = SparkSession.builder.appName("warckit index").config("spark.ui.showConsoleProgress", "false")
     if args.master:
         builder = builder.master(args.master)
     for text in args.conf:
