@@ -210,7 +210,12 @@ def index_warcs(
         raise UsageError("block_lines must be at least 1")
     line_format = ("cdx" if zipnum_format == "new-style" else zipnum_format) if fmt == "zipnum" else fmt
     types = _types(record_types)
-    if fmt != "parquet":
+    if fmt == "parquet":
+        try:
+            import pyarrow  # type: ignore[import-untyped,unused-ignore]  # noqa: F401  # the row API's schema
+        except ImportError:
+            raise UsageError("the Parquet index needs pyarrow (pip install 'warckit[spark]')") from None
+    else:
         options = IndexOptions(format=line_format, types=types, post_append=post_append,  # type: ignore[arg-type]
                                lenient=lenient)
     files = expand_inputs(inputs, manifest=manifest, base_url=base_url, storage_options=storage_options)
