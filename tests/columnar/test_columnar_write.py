@@ -120,3 +120,16 @@ def test_missing_pyarrow_is_a_usage_error(tmp_path: Path) -> None:
     assert done.returncode == 2, done.stderr
     assert "pip install 'warckit[parquet]'" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_parallel_damaged_input(tmp_path: Path) -> None:
+    good, bad = generated_warc(tmp_path), corpus_path("warcio/example-trunc.warc")
+    with pytest.raises(ParseError) as info:
+        write_parquet([good, bad], tmp_path / "strict", jobs=2, detect=False)
+    assert "example-trunc.warc" in str(info.value) and info.value.offset is not None
+    assert not (tmp_path / "strict").exists()
+    issues: list[Issue] = []
+    summary = write_parquet([good, bad], tmp_path / "lenient", jobs=2, detect=False, lenient=True,
+                            on_warning=issues.append)
+    assert issues and all(i.source is not None and "example-trunc" in i.source for i in issues)
+    assert summary.rows == 4 + len(list(index_file(bad, IndexOptions(format="cdxj", lenient=True))))
