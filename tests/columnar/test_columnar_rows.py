@@ -17,6 +17,7 @@ from warckit.columnar import COLUMNS, cdxj_line, iter_rows
 from warckit.columnar.detect import available
 from warckit.columnar.domains import host_columns
 from warckit.columnar.rows import _fetch_time
+from warckit.errors import Issue, ParseError
 
 UTC = timezone.utc
 
@@ -150,3 +151,21 @@ def test_cdxj_line_on_a_generated_corpus(bench_warc) -> None:  # type: ignore[no
     lines = list(index_file(path, IndexOptions(format="cdxj")))
     assert [cdxj_line(r) for r in iter_rows(path, detect=False)] == lines
     assert len(lines) > 20
+
+
+def test_bytes_that_are_not_utf8(tmp_path: Path) -> None:
+    http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 2\r\n\r\nhi"
+    head = (b"WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:1>\r\n"
+            b"WARC-Date: 2020-01-01T00:00:00Z\r\nWARC-Target-URI: http://example.com/caf\xe9\r\n"
+            b"Content-Type: application/http; msgtype=response\r\nContent-Length: %d\r\n\r\n" % len(http))
+    path = tmp_path / "latin1.warc"
+    path.write_bytes(head + http + b"\r\n\r\n")
+    with pytest.raises(ParseError) as info:
+        list(iter_rows(path))
+    assert (info.value.source, info.value.offset) == (str(path), 0)
+    issues: list[Issue] = []
+    (row,) = iter_rows(path, lenient=True, on_warning=issues.append)
+    assert (row["url"], row["url_path"]) == ("http://example.com/caf%E9", "/caf%E9")
+    assert row["url_surtkey"] == "com,example)/caf%e9"  # the SURT of the repaired URL
+    assert [(i.code, i.offset) for i in issues] == [("not-utf8", 0)]
+    assert issues[0].message.endswith(": url")
