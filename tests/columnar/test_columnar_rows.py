@@ -5,14 +5,16 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
+import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
 
+import child
 import pytest
 from columnar.columnar_data import FRENCH, corpus_files, generated_records, generated_warc
 from corpus_paths import corpus_path
 
-from warckit.cdx.indexer import IndexOptions, index_file
+from warckit.cdx.indexer import ALL_TYPES, IndexOptions, index_file
 from warckit.columnar import COLUMNS, cdxj_line, iter_rows
 from warckit.columnar.detect import available
 from warckit.columnar.domains import host_columns
@@ -169,3 +171,44 @@ def test_bytes_that_are_not_utf8(tmp_path: Path) -> None:
     assert row["url_surtkey"] == "com,example)/caf%e9"  # the SURT of the repaired URL
     assert [(i.code, i.offset) for i in issues] == [("not-utf8", 0)]
     assert issues[0].message.endswith(": url")
+
+
+def test_every_type_and_lenient_reading_keep_the_cdxj_lines(tmp_path: Path) -> None:
+    for path in corpus_files():
+        opts = IndexOptions(format="cdxj", types=ALL_TYPES)
+        assert [cdxj_line(r) for r in iter_rows(path, types=ALL_TYPES)] == list(index_file(path, opts)), path
+    for name in ("warcio/example-trunc.warc", "warcio/bad.arc", "warcio/example-wrong-chunks.warc.gz"):
+        path = corpus_path(name)
+        opts = IndexOptions(format="cdxj", types=ALL_TYPES, lenient=True)
+        issues: list[Issue] = []
+        rows = list(iter_rows(path, types=ALL_TYPES, lenient=True, on_warning=issues.append))
+        assert [cdxj_line(r) for r in rows] == list(index_file(path, opts)), name
+        assert rows and issues, name
+    warcinfo = next(r for r in iter_rows(corpus_path("warcio/example.warc"), types=ALL_TYPES))
+    assert (warcinfo["record_type"], warcinfo["url_surtkey"], warcinfo["url"]) == ("warcinfo", "-", "")
+
+
+def test_without_the_extras(tmp_path: Path) -> None:
+    src = generated_warc(tmp_path)
+    code = ("for m in ('pyarrow', 'duckdb', 'puremagic', 'pycld2', 'iso639'): sys.modules[m] = None\n"
+            "import warckit.columnar as c\n"
+            "from warckit.cli import main\n"
+            f"rows = list(c.iter_rows({str(src)!r}))\n"
+            "assert len(rows) == 4 and all(r['content_mime_detected'] is None for r in rows)\n"
+            "assert rows[0]['content_languages'] is None and rows[0]['url_host_registered_domain']\n"
+            f"sys.exit(main(['index', '-f', 'cdxj', {str(src)!r}]))\n")
+    done = subprocess.run(child.python(code), env=child.env(), capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("\n") == 4
+
+
+def test_missing_publicsuffixlist_is_a_usage_error(tmp_path: Path) -> None:
+    src = generated_warc(tmp_path)
+    code = ("sys.modules['publicsuffixlist'] = None\n"
+            "from warckit.cli import main\n"
+            f"sys.exit(main(['index', '-f', 'parquet', '-o', {str(tmp_path / 'out')!r}, {str(src)!r}]))\n")
+    done = subprocess.run(child.python(code), env=child.env(), capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert done.returncode == 2, done.stderr
+    assert "publicsuffixlist: pip install 'warckit[parquet]'" in done.stderr and "Traceback" not in done.stderr
