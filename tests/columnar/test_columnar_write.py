@@ -133,3 +133,18 @@ def test_parallel_damaged_input(tmp_path: Path) -> None:
                             on_warning=issues.append)
     assert issues and all(i.source is not None and "example-trunc" in i.source for i in issues)
     assert summary.rows == 4 + len(list(index_file(bad, IndexOptions(format="cdxj", lenient=True))))
+
+
+def test_wacz_input_gives_the_rows_of_its_warcs(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    from warckit.cli import main
+    from warckit.wacz import create_wacz
+
+    src = generated_warc(tmp_path)
+    package = tmp_path / "pkg.wacz"
+    create_wacz([src], package)
+    summary = write_parquet([package], tmp_path / "idx", partition_by=(), detect=False)
+    rows = pq.read_table(tmp_path / "idx" / summary.files[0]).to_pylist()
+    assert main(["index", "-f", "cdxj", "--sort", str(package)]) == 0
+    want = capsysbinary.readouterr().out.decode().splitlines()
+    assert [cdxj_line(r) for r in rows] == want and len(want) == 4
+    assert {r["warc_filename"] for r in rows} == {"generated.warc.gz"}
