@@ -5,18 +5,21 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
+import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
 
+import child
 import pytest
 from columnar.columnar_data import FRENCH, corpus_files, generated_records, generated_warc
 from corpus_paths import corpus_path
 
-from warckit.cdx.indexer import IndexOptions, index_file
+from warckit.cdx.indexer import ALL_TYPES, IndexOptions, index_file
 from warckit.columnar import COLUMNS, cdxj_line, iter_rows
 from warckit.columnar.detect import available
 from warckit.columnar.domains import host_columns
 from warckit.columnar.rows import _fetch_time
+from warckit.errors import Issue, ParseError
 
 UTC = timezone.utc
 
@@ -150,3 +153,62 @@ def test_cdxj_line_on_a_generated_corpus(bench_warc) -> None:  # type: ignore[no
     lines = list(index_file(path, IndexOptions(format="cdxj")))
     assert [cdxj_line(r) for r in iter_rows(path, detect=False)] == lines
     assert len(lines) > 20
+
+
+def test_bytes_that_are_not_utf8(tmp_path: Path) -> None:
+    http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 2\r\n\r\nhi"
+    head = (b"WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:1>\r\n"
+            b"WARC-Date: 2020-01-01T00:00:00Z\r\nWARC-Target-URI: http://example.com/caf\xe9\r\n"
+            b"Content-Type: application/http; msgtype=response\r\nContent-Length: %d\r\n\r\n" % len(http))
+    path = tmp_path / "latin1.warc"
+    path.write_bytes(head + http + b"\r\n\r\n")
+    with pytest.raises(ParseError) as info:
+        list(iter_rows(path))
+    assert (info.value.source, info.value.offset) == (str(path), 0)
+    issues: list[Issue] = []
+    (row,) = iter_rows(path, lenient=True, on_warning=issues.append)
+    assert (row["url"], row["url_path"]) == ("http://example.com/caf%E9", "/caf%E9")
+    assert row["url_surtkey"] == "com,example)/caf%e9"  # the SURT of the repaired URL
+    assert [(i.code, i.offset) for i in issues] == [("not-utf8", 0)]
+    assert issues[0].message.endswith(": url")
+
+
+def test_every_type_and_lenient_reading_keep_the_cdxj_lines(tmp_path: Path) -> None:
+    for path in corpus_files():
+        opts = IndexOptions(format="cdxj", types=ALL_TYPES)
+        assert [cdxj_line(r) for r in iter_rows(path, types=ALL_TYPES)] == list(index_file(path, opts)), path
+    for name in ("warcio/example-trunc.warc", "warcio/bad.arc", "warcio/example-wrong-chunks.warc.gz"):
+        path = corpus_path(name)
+        opts = IndexOptions(format="cdxj", types=ALL_TYPES, lenient=True)
+        issues: list[Issue] = []
+        rows = list(iter_rows(path, types=ALL_TYPES, lenient=True, on_warning=issues.append))
+        assert [cdxj_line(r) for r in rows] == list(index_file(path, opts)), name
+        assert rows and issues, name
+    warcinfo = next(r for r in iter_rows(corpus_path("warcio/example.warc"), types=ALL_TYPES))
+    assert (warcinfo["record_type"], warcinfo["url_surtkey"], warcinfo["url"]) == ("warcinfo", "-", "")
+
+
+def test_without_the_extras(tmp_path: Path) -> None:
+    src = generated_warc(tmp_path)
+    code = ("for m in ('pyarrow', 'duckdb', 'puremagic', 'pycld2', 'iso639'): sys.modules[m] = None\n"
+            "import warckit.columnar as c\n"
+            "from warckit.cli import main\n"
+            f"rows = list(c.iter_rows({str(src)!r}))\n"
+            "assert len(rows) == 4 and all(r['content_mime_detected'] is None for r in rows)\n"
+            "assert rows[0]['content_languages'] is None and rows[0]['url_host_registered_domain']\n"
+            f"sys.exit(main(['index', '-f', 'cdxj', {str(src)!r}]))\n")
+    done = subprocess.run(child.python(code), env=child.env(), capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("\n") == 4
+
+
+def test_missing_publicsuffixlist_is_a_usage_error(tmp_path: Path) -> None:
+    src = generated_warc(tmp_path)
+    code = ("sys.modules['publicsuffixlist'] = None\n"
+            "from warckit.cli import main\n"
+            f"sys.exit(main(['index', '-f', 'parquet', '-o', {str(tmp_path / 'out')!r}, {str(src)!r}]))\n")
+    done = subprocess.run(child.python(code), env=child.env(), capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert done.returncode == 2, done.stderr
+    assert "publicsuffixlist: pip install 'warckit[parquet]'" in done.stderr and "Traceback" not in done.stderr

@@ -6,6 +6,7 @@ import os
 import subprocess
 from pathlib import Path
 
+import child
 import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
@@ -13,7 +14,6 @@ import pytest
 from columnar.columnar_data import corpus_files, generated_warc
 from corpus_paths import corpus_path
 
-import child
 from warckit.cdx.indexer import IndexOptions, index_file
 from warckit.columnar import WARCKIT_COLUMNS, cdxj_line
 from warckit.columnar.write import write_parquet
@@ -116,7 +116,35 @@ def test_missing_pyarrow_is_a_usage_error(tmp_path: Path) -> None:
     code = ("sys.modules['pyarrow'] = None\n"
             "from warckit.cli import main\n"
             f"sys.exit(main(['index', '-f', 'parquet', '-o', {str(tmp_path / 'out')!r}, {str(src)!r}]))\n")
-    done = subprocess.run(child.python(code), env=child.env(), capture_output=True, text=True, timeout=120)
+    done = subprocess.run(child.python(code), env=child.env(), capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 2, done.stderr
     assert "pip install 'warckit[parquet]'" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_parallel_damaged_input(tmp_path: Path) -> None:
+    good, bad = generated_warc(tmp_path), corpus_path("warcio/example-trunc.warc")
+    with pytest.raises(ParseError) as info:
+        write_parquet([good, bad], tmp_path / "strict", jobs=2, detect=False)
+    assert "example-trunc.warc" in str(info.value) and info.value.offset is not None
+    assert not (tmp_path / "strict").exists()
+    issues: list[Issue] = []
+    summary = write_parquet([good, bad], tmp_path / "lenient", jobs=2, detect=False, lenient=True,
+                            on_warning=issues.append)
+    assert issues and all(i.source is not None and "example-trunc" in i.source for i in issues)
+    assert summary.rows == 4 + len(list(index_file(bad, IndexOptions(format="cdxj", lenient=True))))
+
+
+def test_wacz_input_gives_the_rows_of_its_warcs(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    from warckit.cli import main
+    from warckit.wacz import create_wacz
+
+    src = generated_warc(tmp_path)
+    package = tmp_path / "pkg.wacz"
+    create_wacz([src], package)
+    summary = write_parquet([package], tmp_path / "idx", partition_by=(), detect=False)
+    rows = pq.read_table(tmp_path / "idx" / summary.files[0]).to_pylist()
+    assert main(["index", "-f", "cdxj", "--sort", str(package)]) == 0
+    want = capsysbinary.readouterr().out.decode().splitlines()
+    assert [cdxj_line(r) for r in rows] == want and len(want) == 4
+    assert {r["warc_filename"] for r in rows} == {"generated.warc.gz"}

@@ -200,9 +200,6 @@ def _run_parquet(args: argparse.Namespace) -> int:
                           (args.unicode_hosts, "--unicode-hosts")):
         if given:
             raise UsageError(f"{option} does not apply to -f parquet (its rows are the cdxj index's)")
-    wacz = [p for p in args.files if is_wacz(p)]
-    if wacz:
-        raise UsageError(f"{wacz[0]}: -f parquet reads WARC/ARC files, not WACZ packages")
     jobs = _default_jobs() if args.jobs is None else args.jobs
     if jobs < 1:
         raise UsageError("--jobs must be at least 1")

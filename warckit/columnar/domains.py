@@ -15,7 +15,7 @@ import ipaddress
 from functools import lru_cache
 from typing import Any
 
-from ..errors import WarckitError
+from ..errors import UsageError, WarckitError
 from ..url.idna import host_to_ascii
 
 __all__ = ["HOST_COLUMNS", "ascii_host", "host_columns"]
@@ -40,7 +40,10 @@ _NONE: tuple[str | None, ...] = (None,) * len(HOST_COLUMNS)
 
 @lru_cache(maxsize=2)
 def _lists(icann_only: bool) -> Any:
-    from publicsuffixlist import PublicSuffixList
+    try:
+        from publicsuffixlist import PublicSuffixList
+    except ImportError:
+        raise UsageError("the columnar index needs publicsuffixlist: pip install 'warckit[parquet]'") from None
 
     return PublicSuffixList(only_icann=icann_only)
 

@@ -88,20 +88,26 @@ def _cursor(duckdb: Any) -> Any:
     return _DATABASE[0].cursor()
 
 
-def _successor(prefix: str) -> str:
-    """The least string above every string that starts with *prefix*."""
-    return prefix[:-1] + chr(ord(prefix[-1]) + 1)
+def _successor(prefix: str) -> str | None:
+    """The least string above every string that starts with *prefix* (``None``: none is).
+
+    >>> _successor("com,example)/"), _successor("a\U0010ffff")
+    ('com,example)0', 'b')
+    """
+    while prefix and prefix[-1] == "\U0010ffff":
+        prefix = prefix[:-1]
+    return prefix[:-1] + chr(ord(prefix[-1]) + 1) if prefix else None
 
 
 def _ranges(q: Query) -> list[tuple[str, str | None]]:
-    """``(lo, hi)`` key ranges of *q* (``hi is None``: exactly ``lo``)."""
+    """``(lo, hi)`` key ranges of *q* (``hi is None``: exactly ``lo``; ``hi == ""``: no end)."""
     key = _keys.cdx_key(q.url)
     out: list[tuple[str, str | None]] = []
     for prefix in sorted(set(key_prefixes(key, q.match, "cdx", q.url))):
         if prefix.endswith(" "):
             out.append((prefix[:-1], None))
         else:
-            out.append((prefix, _successor(prefix)))
+            out.append((prefix, _successor(prefix) or ""))
     return out
 
 
@@ -114,6 +120,9 @@ def _rows(path: str, q: Query) -> Iterator[dict[str, Any]]:
     for lo, hi in _ranges(q):
         if hi is None:
             where.append("url_surtkey = ?")
+            params.append(lo)
+        elif hi == "":
+            where.append("url_surtkey >= ?")
             params.append(lo)
         else:
             where.append("(url_surtkey >= ? AND url_surtkey < ?)")

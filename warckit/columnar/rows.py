@@ -31,7 +31,7 @@ from ..cdx._timestamps import digits_of
 from ..cdx.capture import Capture, extract
 from ..cdx.indexer import DEFAULT_TYPES, IndexOptions, iter_captures
 from ..cdx.lines import _pywb_digest, _pywb_mime, _ts14
-from ..errors import Issue, WarckitError
+from ..errors import Issue, ParseError, WarckitError
 from ..io.sources import InputLike
 from ..record.payload import LEGACY, PayloadDigester
 from ..record.records import WarcRecord
@@ -138,7 +138,9 @@ def iter_rows(
             got = extras.pop(offset)
             if offset == cap.offset:
                 extra = got
+        repaired = _repair_capture(cap) if lenient else []
         row = _row(cap, extra, crawl, segment, subset, detect)
+        _check_text(row, path, lenient, on_warning, repaired)
         if with_payload:
             row["payload"] = extra.head[:max_payload]
             row["payload_truncated"] = extra.cut or len(extra.head) > max_payload
@@ -181,6 +183,46 @@ def _read_record(record: WarcRecord, cap: Capture, extra: _Extra, compute_digest
         cap.computed_digest = digester.text()
     extra.cut = len(head) > keep
     extra.head = bytes(head[:keep])
+
+
+_SURROGATE_RE = re.compile("[\udc80-\udcff]")
+
+
+def _escape_surrogates(value: str) -> str:
+    return _SURROGATE_RE.sub(lambda m: f"%{ord(m.group()) - 0xDC00:02X}", value)
+
+
+def _repair_capture(cap: Capture) -> list[str]:
+    """Lenient: the URL and POST key parts with bytes that are not UTF-8 written as ``%XX``
+    before the key is made from them (so the key is a SURT of the repaired URL)."""
+    repaired = []
+    for attr, name in (("url", "url"), ("key_suffix", "url_surtkey"), ("request_body", "http_request_body")):
+        value = getattr(cap, attr)
+        if value and not value.isascii() and _SURROGATE_RE.search(value):
+            setattr(cap, attr, _escape_surrogates(value))
+            repaired.append(name)
+    return repaired
+
+
+def _check_text(row: dict[str, Any], path: str, lenient: bool, on_warning: Callable[[Issue], None] | None,
+                repaired: list[str]) -> None:
+    """Parquet strings are UTF-8: a field that held bytes that are not (read as surrogate
+    escapes) is a damaged record; lenient reading writes those bytes as ``%XX``."""
+    bad: list[str] = list(repaired)
+    for name, value in row.items():
+        if type(value) is not str or value.isascii():
+            continue
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            if not lenient:
+                raise ParseError(f"{name} is not valid UTF-8: {value[:200]!r}", source=path,
+                                 offset=row["warc_record_offset"]) from None
+            row[name] = _escape_surrogates(value)
+            bad.append(name)
+    if bad and on_warning is not None:
+        on_warning(Issue("not-utf8", f"not valid UTF-8, its bytes written as %XX: {', '.join(bad)}",
+                         offset=row["warc_record_offset"], source=path, field=bad[0]))
 
 
 def _fetch_time(date: str) -> datetime | None:

@@ -19,13 +19,14 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, Any, cast
 
 from ..cdx.indexer import DEFAULT_TYPES
 from ..errors import Issue, ParseError, UsageError, WarckitError
 from ..io.atomic import create_exclusive
+from ..read.wacz import ARCHIVE_DIR, is_wacz, wacz_warcs
 from .rows import cdxj_line, iter_rows
 from .schema import COLUMNS, PARTITION_COLUMNS
 
@@ -154,10 +155,23 @@ def _write_inputs(paths: Sequence[str], settings: _Settings, on_warning: Callabl
     """Write the rows of *paths* into the dataset under construction; (files, rows)."""
     buffers = _Buffers(settings)
     for path in paths:
-        for row in iter_rows(path, on_warning=on_warning, **settings.row_options):
+        for row in _input_rows(path, settings.row_options, on_warning):
             buffers.add(row)
     buffers.flush_all()
     return buffers.files, buffers.rows
+
+
+def _input_rows(path: str, options: dict[str, Any], on_warning: Callable[[Issue], None] | None
+                ) -> Iterator[dict[str, Any]]:
+    """The rows of one input; a WACZ gives those of its WARCs, named as in its own index
+    (their paths under ``archive/``), as ``warckit index`` does."""
+    if not is_wacz(path):
+        yield from iter_rows(path, on_warning=on_warning, **options)
+        return
+    with wacz_warcs(path) as warcs:
+        for warc in warcs:
+            yield from iter_rows(cast(IO[bytes], warc), filename=warc.member[len(ARCHIVE_DIR):],
+                                 on_warning=on_warning, **options)
 
 
 def _worker(paths: Sequence[str], settings: _Settings) -> tuple[list[str], int, list[Issue], str | None]:
@@ -205,7 +219,7 @@ def write_parquet(
     """Index WARC/ARC files into a Parquet dataset at *out_dir* (see the module doc).
 
     Args:
-        inputs: WARC/ARC files.
+        inputs: WARC/ARC files, or WACZ packages (the WARCs inside them).
         out_dir: The dataset directory (created; replaced only with *force*).
         crawl: The ``crawl`` value of every row (default: from a ``crawl-data/NAME/``
             path, else null, written as ``crawl=__HIVE_DEFAULT_PARTITION__``).
@@ -299,8 +313,7 @@ def _parallel(paths: Sequence[str], base: _Settings, jobs: int, report: Callable
         if error is not None:
             # Read the inputs again here: the error is raised as it is, naming file and offset.
             for path in group:
-                for _ in iter_rows(path, detect=False, **{k: v for k, v in base.row_options.items()
-                                                            if k != "detect"}):
+                for _ in _input_rows(path, {**base.row_options, "detect": False}, None):
                     pass
             raise ParseError(error)
         summary.files.extend(files)
