@@ -134,3 +134,32 @@ def _dataset_rows(root: Path) -> list[dict[str, Any]]:
         row["crawl"] = None if row["crawl"] == "__HIVE_DEFAULT_PARTITION__" else row["crawl"]
         got.append({c: row[c] for c in COLUMNS})
     return got
+
+
+def test_manifest_names_common_crawl_layout_and_fetch_back(spark: Any, files: list[Path], tmp_path: Path) -> None:
+    from warckit.spark import fetch_records, index_warcs, read_warcs
+
+    entries = ["crawl-data/CC-MAIN-2024-10/segments/1700000000.1/warc/a.warc.gz",
+               "crawl-data/CC-MAIN-2024-10/segments/1700000000.2/crawldiagnostics/b.warc.gz"]
+    for entry, src in zip(entries, files[:2]):
+        (tmp_path / entry).parent.mkdir(parents=True)
+        shutil.copyfile(src, tmp_path / entry)
+    (tmp_path / "warc.paths").write_text("\n".join(entries) + "\n")
+    df = read_warcs(spark, [], manifest=str(tmp_path / "warc.paths"), base_url=str(tmp_path), manifest_names=True)
+    rows = df.select("warc_filename", "crawl", "warc_segment", "subset", "warc_record_offset",
+                     "warc_record_length", "content_digest").collect()
+    expected = [(entries[0], "CC-MAIN-2024-10", "1700000000.1", "warc")] * len(list(iter_rows(str(files[0])))) + \
+        [(entries[1], "CC-MAIN-2024-10", "1700000000.2", "crawldiagnostics")] * len(list(iter_rows(str(files[1]))))
+    assert sorted(tuple(r)[:4] for r in rows) == sorted(expected)
+    # The names are what fetch_records joins to the base: every record comes back.
+    fetched = fetch_records(df.select("warc_filename", "warc_record_offset", "warc_record_length"),
+                            prefix=str(tmp_path), with_payload=False).collect()
+    assert len(fetched) == len(rows) and all(r.error is None for r in fetched)
+    # The CDXJ index names the files the same way.
+    summary = index_warcs(spark, [], str(tmp_path / "out"), manifest=str(tmp_path / "warc.paths"),
+                          base_url=str(tmp_path), manifest_names=True)
+    import json
+
+    names = {json.loads(line.split(b" ", 2)[2])["filename"]
+             for line in (tmp_path / "out" / "part-00000.cdxj").read_bytes().splitlines()}
+    assert summary.failed == [] and names == set(entries)

@@ -55,6 +55,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="a file listing inputs one per line (.gz read as gzip; repeatable)")
     p.add_argument("--input-base-url", metavar="URL",
                    help="prefix of the manifest's relative entries (a URL or a directory)")
+    p.add_argument("--manifest-names", action="store_true",
+                   help="name files by their manifest entries (crawl-data/…/x.warc.gz, as Common "
+                   "Crawl's indexes) instead of their base names")
     p.add_argument("-t", "--types", metavar="T,T",
                    help="record types to index ('all' for every type; default as warckit index)")
     p.add_argument("--lenient", action="store_true", help="read damaged files leniently")
@@ -139,7 +142,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             spark, args.inputs, args.output, format=args.format, manifest=args.manifest or None,
             base_url=args.input_base_url, record_types=args.types, lenient=args.lenient,
             post_append=not args.no_post_append, shards=args.shards, block_lines=args.block_lines,
-            zipnum_format=args.zipnum_format, crawl=args.crawl, storage_options=options,
+            zipnum_format=args.zipnum_format, crawl=args.crawl, manifest_names=args.manifest_names,
+            storage_options=options,
             overwrite=args.force,
         )
     except UsageError as exc:

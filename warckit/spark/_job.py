@@ -10,7 +10,7 @@ Spark's RDD → DataFrame conversion, which needs no pandas (``mapInArrow`` does
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +27,9 @@ __all__ = ["ERROR_COLUMNS", "FileRows", "file_rows"]
 #: The error columns that follow the data columns.
 ERROR_COLUMNS = ("_input", "_error", "_message", "_offset")
 
-Produce = Callable[[str, Callable[[Issue], None]], Iterator[tuple[Any, ...]]]
+#: ``produce(source, name, on_warning)``: the data tuples of one file; *name* is the file
+#: name to record (``None``: the indexer's default, the base name).
+Produce = Callable[[str, "str | None", Callable[[Issue], None]], Iterator[tuple[Any, ...]]]
 
 
 @dataclass
@@ -55,15 +57,16 @@ class FileRows:
         return [FileError(r[0], r[1], r[2], r[3]) for r in rows]
 
 
-def _partition(produce: Produce, width: int, counters: Counters) -> Callable[[Iterable[str]], Iterator[tuple[Any, ...]]]:
+def _partition(produce: Produce, width: int, counters: Counters) -> Callable[[Iterable[tuple[str, str | None]]], Iterator[tuple[Any, ...]]]:
     blank = (None,) * width
     tail = (None, None, None, None)
 
-    def run(sources: Iterable[str]) -> Iterator[tuple[Any, ...]]:
-        for source in sources:
+    def run(sources: Iterable[tuple[str, str | None]]) -> Iterator[tuple[Any, ...]]:
+        for source, name in sources:
 
-            def rows(on_warning: Callable[[Issue], None], source: str = source) -> Iterator[tuple[Any, ...]]:
-                for row in produce(source, on_warning):
+            def rows(on_warning: Callable[[Issue], None], source: str = source,
+                     name: str | None = name) -> Iterator[tuple[Any, ...]]:
+                for row in produce(source, name, on_warning):
                     yield row + tail
 
             yield from guarded(source, rows, counters, lambda err: blank + tuple(err))
@@ -71,9 +74,11 @@ def _partition(produce: Produce, width: int, counters: Counters) -> Callable[[It
     return run
 
 
-def file_rows(spark: SparkSession, files: Sequence[str], fields: list[StructField], produce: Produce) -> FileRows:
-    """The rows of *files*, one task per file: ``produce(source, on_warning)`` yields the
-    data tuples (matching *fields*) of one file in an executor."""
+def file_rows(spark: SparkSession, files: Sequence[str], fields: list[StructField], produce: Produce,
+              names: Mapping[str, str] | None = None) -> FileRows:
+    """The rows of *files*, one task per file: ``produce(source, name, on_warning)`` yields
+    the data tuples (matching *fields*) of one file in an executor; *names* gives the file
+    name some sources are recorded under (the task carries it, not every closure)."""
     from pyspark.sql.types import LongType, StringType, StructField, StructType
 
     sc = spark.sparkContext
@@ -84,7 +89,8 @@ def file_rows(spark: SparkSession, files: Sequence[str], fields: list[StructFiel
         StructField("_input", StringType()), StructField("_error", StringType()),
         StructField("_message", StringType()), StructField("_offset", LongType()),
     ])
-    rdd = sc.parallelize(list(files), max(1, len(files))).mapPartitions(
+    named = [(f, (names or {}).get(f)) for f in files]
+    rdd = sc.parallelize(named, max(1, len(named))).mapPartitions(
         _partition(produce, len(fields), counters)
     )
     frame = spark.createDataFrame(rdd, schema, verifySchema=False)

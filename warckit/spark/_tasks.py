@@ -79,9 +79,12 @@ def guarded(
 
 
 def index_lines(source: str, options: IndexOptions, storage_options: dict[str, Any] | None,
-                on_warning: Callable[[Issue], None]) -> Iterator[bytes]:
+                on_warning: Callable[[Issue], None], name: str | None = None) -> Iterator[bytes]:
     """The index lines of *source* (a path or URL), each ending ``\\n`` (the sort key:
-    bytewise order of the lines with their newline is ``warckit index --sort``'s order)."""
+    bytewise order of the lines with their newline is ``warckit index --sort``'s order);
+    *name* is the file name written into them (default: the base name)."""
+    if name is not None:
+        options = replace(options, filename=name)
     if is_url(source):
         opts = options if options.filename is not None else replace(
             options, filename=os.path.basename(source.split("?", 1)[0].rstrip("/")))

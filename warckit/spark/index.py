@@ -23,7 +23,7 @@ from ..errors import UsageError
 from . import _output
 from ._job import FileRows, file_rows
 from ._tasks import FileError, index_lines
-from .inputs import expand_inputs
+from .inputs import expand_inputs, relative_names
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -92,14 +92,14 @@ def _types(record_types: Sequence[str] | str | None) -> frozenset[str]:
 
 
 def _line_frame(spark: SparkSession, files: list[str], options: IndexOptions,
-                storage_options: dict[str, Any] | None) -> FileRows:
+                storage_options: dict[str, Any] | None, names: dict[str, str] | None) -> FileRows:
     from pyspark.sql.types import BinaryType, StructField
 
-    def produce(source: str, on_warning: Any) -> Iterator[tuple[bytes]]:
-        for line in index_lines(source, options, storage_options, on_warning):
+    def produce(source: str, name: str | None, on_warning: Any) -> Iterator[tuple[bytes]]:
+        for line in index_lines(source, options, storage_options, on_warning, name):
             yield (line,)
 
-    return file_rows(spark, files, [StructField("line", BinaryType())], produce)
+    return file_rows(spark, files, [StructField("line", BinaryType())], produce, names)
 
 
 def _write_cdx_shards(lines: DataFrame, output: str, suffix: str, head: str | None,
@@ -169,6 +169,7 @@ def index_warcs(
     block_lines: int = DEFAULT_BLOCK_LINES,
     zipnum_format: Literal["cdxj", "new-style", "cdx"] = "cdxj",
     crawl: str | None = None,
+    manifest_names: bool = False,
     storage_options: dict[str, Any] | None = None,
     overwrite: bool = False,
 ) -> IndexSummary:
@@ -191,6 +192,9 @@ def index_warcs(
         block_lines: Lines per ZipNum block.
         zipnum_format: The line format inside a ZipNum index.
         crawl: Parquet: the ``crawl`` partition value of every row.
+        manifest_names: Record a manifest entry joined to *base_url* under the entry as
+            written (``crawl-data/CC-MAIN-…/x.warc.gz``, as Common Crawl's indexes do)
+            instead of its base name.
         storage_options: fsspec options for remote inputs, manifests and output.
         overwrite: Write into a non-empty *output* (files of the same names are replaced).
 
@@ -219,6 +223,7 @@ def index_warcs(
         options = IndexOptions(format=line_format, types=types, post_append=post_append,  # type: ignore[arg-type]
                                lenient=lenient)
     files = expand_inputs(inputs, manifest=manifest, base_url=base_url, storage_options=storage_options)
+    file_names = relative_names(manifest, base_url, storage_options) if manifest_names else None
     if _output.listdir(output, storage_options) and not overwrite:
         raise UsageError(f"{output}: the output directory is not empty (overwrite=True / --force to write into it)")
     _output.makedirs(output, storage_options)
@@ -229,9 +234,9 @@ def index_warcs(
         from .parquet import parquet_frame, write_parquet_index
 
         job = parquet_frame(spark, files, types=types, lenient=lenient, crawl=crawl,
-                            storage_options=storage_options)
+                            storage_options=storage_options, file_names=file_names)
     else:
-        job = _line_frame(spark, files, options, storage_options)
+        job = _line_frame(spark, files, options, storage_options, file_names)
     job.frame = job.frame.persist(StorageLevel.MEMORY_AND_DISK)
     try:
         failed = job.errors()  # the one pass over the inputs; later passes read the cache

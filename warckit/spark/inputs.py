@@ -18,7 +18,7 @@ from ..errors import UsageError
 from ..io.remote import is_url
 from ..io.sources import open_source
 
-__all__ = ["ARCHIVE_SUFFIXES", "expand_inputs", "join_base", "read_manifest"]
+__all__ = ["ARCHIVE_SUFFIXES", "expand_inputs", "join_base", "read_manifest", "relative_names"]
 
 #: File names a directory argument expands to (case-insensitive; as ``warckit index``).
 ARCHIVE_SUFFIXES: tuple[str, ...] = (".warc", ".warc.gz", ".warc.zst", ".arc", ".arc.gz")
@@ -71,6 +71,21 @@ def read_manifest(manifest: str, *, base: str | None = None,
     except (OSError, EOFError, UnicodeDecodeError) as exc:
         raise UsageError(f"manifest {manifest}: cannot be read ({exc})") from None
     return entries
+
+
+def relative_names(manifest: str | Iterable[str] | None, base: str | None,
+                   storage_options: dict[str, Any] | None = None) -> dict[str, str]:
+    """Input → its manifest entry as written, for the relative entries joined to *base*
+    (the names Common Crawl's indexes give files: ``crawl-data/…/x.warc.gz``)."""
+    names: dict[str, str] = {}
+    if base is None:
+        return names
+    for one in [manifest] if isinstance(manifest, str) else list(manifest or ()):
+        for entry in read_manifest(one, storage_options=storage_options):
+            joined = join_base(entry, base)
+            if joined != entry:
+                names[joined if is_url(joined) else os.path.abspath(joined)] = entry
+    return names
 
 
 def _glob_url(pattern: str, storage_options: dict[str, Any] | None) -> list[str]:

@@ -32,10 +32,11 @@ _CONF = {
 
 def parquet_frame(spark: SparkSession, files: Sequence[str], *, types: frozenset[str] | None,
                   lenient: bool, crawl: str | None = None,
-                  storage_options: dict[str, Any] | None = None) -> FileRows:
+                  storage_options: dict[str, Any] | None = None,
+                  file_names: dict[str, str] | None = None) -> FileRows:
     """The rows of *files* with the error columns (one task per file)."""
     return row_frame(spark, files, types=types, lenient=lenient, crawl=crawl, storage_options=storage_options,
-                     sort_key=True)
+                     sort_key=True, file_names=file_names)
 
 
 def write_parquet_index(data: DataFrame, output: str, parts: int, *, overwrite: bool = False) -> list[str]:

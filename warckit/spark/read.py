@@ -15,7 +15,7 @@ from ..errors import Issue, UsageError
 from ..io.remote import is_url
 from ..io.sources import open_source
 from ._job import FileRows, file_rows
-from .inputs import expand_inputs
+from .inputs import expand_inputs, relative_names
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -81,6 +81,7 @@ def row_frame(
     crawl: str | None = None,
     storage_options: dict[str, Any] | None = None,
     sort_key: bool = False,
+    file_names: dict[str, str] | None = None,
 ) -> FileRows:
     """The rows of *files* (one task per file) with the error columns (see :mod:`._job`);
     *sort_key* adds ``_cdxj``, each row's CDXJ line (UTF-8): the one-machine writer's order."""
@@ -100,23 +101,23 @@ def row_frame(
     if crawl is not None:
         kwargs["crawl"] = crawl
 
-    def produce(source: str, on_warning: Callable[[Issue], None]) -> Iterator[tuple[Any, ...]]:
+    def produce(source: str, name: str | None, on_warning: Callable[[Issue], None]) -> Iterator[tuple[Any, ...]]:
         from ..columnar.rows import iter_rows
 
         if is_url(source):
-            name = os.path.basename(source.split("?", 1)[0].rstrip("/"))
+            name = name or os.path.basename(source.split("?", 1)[0].rstrip("/"))
             with open_source(source, storage_options=storage_options) as fh:
                 for row in iter_rows(cast(IO[bytes], fh.file), filename=name, on_warning=on_warning, **kwargs):
                     yield _values(row)
             return
-        for row in iter_rows(source, on_warning=on_warning, **kwargs):
+        for row in iter_rows(source, filename=name, on_warning=on_warning, **kwargs):
             yield _values(row)
 
     def _values(row: dict[str, Any]) -> tuple[Any, ...]:
         values = tuple(row.get(n) for n in names)
         return values + (cdxj_line(row).encode("utf-8"),) if sort_key else values
 
-    return file_rows(spark, files, fields, produce)
+    return file_rows(spark, files, fields, produce, file_names)
 
 
 def read_warcs(
@@ -130,6 +131,7 @@ def read_warcs(
     max_payload: int | None = None,
     lenient: bool = False,
     crawl: str | None = None,
+    manifest_names: bool = False,
     storage_options: dict[str, Any] | None = None,
     with_errors: bool = False,
 ) -> DataFrame:
@@ -146,6 +148,11 @@ def read_warcs(
         max_payload: See *with_payload* (default: the row API's).
         lenient: Read damaged files leniently.
         crawl: The ``crawl`` partition value of every row.
+        manifest_names: ``warc_filename`` of a manifest entry joined to *base_url* is the
+            entry as written (``crawl-data/CC-MAIN-…/segments/…/warc/x.warc.gz``, which
+            also gives ``crawl``, ``warc_segment`` and ``subset``, as in Common Crawl's
+            index), instead of its base name; :func:`~warckit.spark.fetch_records` with
+            ``prefix=base_url`` then finds the records.
         storage_options: fsspec options for remote inputs and manifests.
         with_errors: Keep one *error row* per failed input, with the columns ``_input``,
             ``_error`` (the error's class), ``_message`` and ``_offset`` (null on data
@@ -163,6 +170,7 @@ def read_warcs(
     except ImportError:
         raise UsageError("read_warcs needs pyarrow (pip install 'warckit[spark]')") from None
     files = expand_inputs(inputs, manifest=manifest, base_url=base_url, storage_options=storage_options)
+    file_names = relative_names(manifest, base_url, storage_options) if manifest_names else None
     job = row_frame(spark, files, types=_types(record_types), lenient=lenient, with_payload=with_payload,
-                    max_payload=max_payload, crawl=crawl, storage_options=storage_options)
+                    max_payload=max_payload, crawl=crawl, storage_options=storage_options, file_names=file_names)
     return job.frame if with_errors else job.data()
