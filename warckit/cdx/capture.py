@@ -10,6 +10,7 @@ POST/PUT pairing is :mod:`warckit.cdx.pairing`'s, and the line layouts are
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from .._speedups.headers import impl as _hp
@@ -17,7 +18,7 @@ from ..record.base import is_http_block
 from ..record.fields import strip_brackets
 from ..record.records import WarcRecord
 
-__all__ = ["Capture", "extract", "finish", "http_fast"]
+__all__ = ["Capture", "escape_not_utf8", "extract", "finish", "http_fast", "repair_not_utf8"]
 
 #: Record types whose block is an HTTP message when it is one at all.
 _HTTP_TYPES = ("response", "revisit", "request")
@@ -234,3 +235,29 @@ def http_fast(
         return None
     status, method, ctype = clean
     return status, method, ctype, end
+
+
+#: A header byte that is not UTF-8, as the field scanner decodes it (a surrogate escape).
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")
+
+
+def escape_not_utf8(value: str) -> str:
+    """*value* with the bytes that were not UTF-8 (surrogate escapes) written as ``%XX``.
+
+    >>> escape_not_utf8(b"http://ex\xe9.com/".decode("utf-8", "surrogateescape"))
+    'http://ex%E9.com/'
+    """
+    return _NOT_UTF8.sub(lambda m: f"%{ord(m.group()) - 0xDC00:02X}", value)
+
+
+def repair_not_utf8(cap: Capture) -> list[str]:
+    """Lenient indexing: write the not-UTF-8 bytes of the URL and of the POST key parts as
+    ``%XX``, before the key is made from them (so the key is the SURT of the repaired URL).
+    Returns the names of the attributes repaired."""
+    repaired = []
+    for attr in ("url", "key_suffix", "request_body"):
+        value = getattr(cap, attr)
+        if value and not value.isascii() and _NOT_UTF8.search(value):
+            setattr(cap, attr, escape_not_utf8(value))
+            repaired.append(attr)
+    return repaired

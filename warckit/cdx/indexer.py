@@ -20,13 +20,13 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import Issue, UsageError
+from ..errors import Issue, ParseError, UsageError
 from ..io.sources import InputLike
 from ..read import pieces as _pieces
 from ..read import reader as _reader
 from ..record.records import WarcRecord
 from . import _keys
-from .capture import Capture, extract, finish
+from .capture import _NOT_UTF8, Capture, escape_not_utf8, extract, finish, repair_not_utf8
 from .formats import FORMATS, FormatName
 from .lines import capture_line, header_for, new_style_entry
 from .pairing import PostBody, is_post_or_put, pair_post, post_body
@@ -280,7 +280,29 @@ def index_range(
     unicode_host = options.unicode_host
     begin = start if read_from is None else read_from
     for cap in _iter_range(source, options, on_warning, begin, start, end, stopped_at):
-        yield capture_line(cap, fmt, unicode_host=unicode_host)
+        line = capture_line(cap, fmt, unicode_host=unicode_host)
+        if not line.isascii() and _NOT_UTF8.search(line):
+            line = _not_utf8(source, options, cap, line, on_warning)
+        yield line
+
+
+def _not_utf8(source: InputLike, options: IndexOptions, cap: Capture, line: str,
+              on_warning: Callable[[Issue], None] | None) -> str:
+    """The line of a capture whose header fields hold bytes that are not UTF-8 (WARC 1.1
+    section 4: fields are UTF-8): an error, or in lenient mode those bytes as ``%XX``."""
+    name = os.fspath(source) if isinstance(source, (str, os.PathLike)) else getattr(source, "name", None)
+    name = None if name is None else str(name)
+    if not options.lenient:
+        raise ParseError("a header field holds bytes that are not UTF-8 (WARC-Target-URI, those bytes "
+                         f"as %XX: {escape_not_utf8(cap.url)!r})",
+                         source=name, offset=cap.offset)
+    repaired = repair_not_utf8(cap)
+    line = escape_not_utf8(capture_line(cap, options.format, unicode_host=options.unicode_host))
+    if on_warning is not None:
+        on_warning(Issue("not-utf8", "bytes that are not UTF-8 written as %XX in the index line"
+                         + (f" ({', '.join(repaired)})" if repaired else ""),
+                         offset=cap.offset, source=name))
+    return line
 
 
 def index(

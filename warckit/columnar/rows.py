@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 
 from ..cdx import _keys
 from ..cdx._timestamps import digits_of
-from ..cdx.capture import Capture, extract
+from ..cdx.capture import Capture, escape_not_utf8, extract, repair_not_utf8
 from ..cdx.indexer import DEFAULT_TYPES, IndexOptions, iter_captures
 from ..cdx.lines import _pywb_digest, _pywb_mime, _ts14
 from ..errors import Issue, ParseError, WarckitError
@@ -185,23 +185,14 @@ def _read_record(record: WarcRecord, cap: Capture, extra: _Extra, compute_digest
     extra.head = bytes(head[:keep])
 
 
-_SURROGATE_RE = re.compile("[\udc80-\udcff]")
-
-
-def _escape_surrogates(value: str) -> str:
-    return _SURROGATE_RE.sub(lambda m: f"%{ord(m.group()) - 0xDC00:02X}", value)
+#: Row columns of the Capture attributes :func:`repair_not_utf8` repairs.
+_REPAIRED_COLUMNS = {"url": "url", "key_suffix": "url_surtkey", "request_body": "http_request_body"}
 
 
 def _repair_capture(cap: Capture) -> list[str]:
     """Lenient: the URL and POST key parts with bytes that are not UTF-8 written as ``%XX``
     before the key is made from them (so the key is a SURT of the repaired URL)."""
-    repaired = []
-    for attr, name in (("url", "url"), ("key_suffix", "url_surtkey"), ("request_body", "http_request_body")):
-        value = getattr(cap, attr)
-        if value and not value.isascii() and _SURROGATE_RE.search(value):
-            setattr(cap, attr, _escape_surrogates(value))
-            repaired.append(name)
-    return repaired
+    return [_REPAIRED_COLUMNS[attr] for attr in repair_not_utf8(cap)]
 
 
 def _check_text(row: dict[str, Any], path: str, lenient: bool, on_warning: Callable[[Issue], None] | None,
@@ -218,7 +209,7 @@ def _check_text(row: dict[str, Any], path: str, lenient: bool, on_warning: Calla
             if not lenient:
                 raise ParseError(f"{name} is not valid UTF-8: {value[:200]!r}", source=path,
                                  offset=row["warc_record_offset"]) from None
-            row[name] = _escape_surrogates(value)
+            row[name] = escape_not_utf8(value)
             bad.append(name)
     if bad and on_warning is not None:
         on_warning(Issue("not-utf8", f"not valid UTF-8, its bytes written as %XX: {', '.join(bad)}",
