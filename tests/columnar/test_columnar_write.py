@@ -72,7 +72,7 @@ def test_parallel_and_partition_choices(tmp_path: Path) -> None:
     assert {f.split("/")[0] for f in two.files} == {"subset=warc", "subset=crawldiagnostics", "subset=robotstxt"}
     table = pq.read_table(tmp_path / "one" / one.files[0])
     assert {"crawl", "subset"} <= set(table.column_names)
-    assert table.column("crawl").null_count == table.num_rows  # no crawl given, no crawl-data/ path
+    assert set(table.column("crawl").to_pylist()) == {"unnamed"}  # no crawl given, no crawl-data/ path
     with pytest.raises(UsageError, match="partition columns"):
         write_parquet(inputs, tmp_path / "bad", partition_by=("url",))
 
@@ -148,3 +148,14 @@ def test_wacz_input_gives_the_rows_of_its_warcs(tmp_path: Path, capsysbinary: py
     want = capsysbinary.readouterr().out.decode().splitlines()
     assert [cdxj_line(r) for r in rows] == want and len(want) == 4
     assert {r["warc_filename"] for r in rows} == {"generated.warc.gz"}
+
+
+def test_default_crawl_reads_back_with_pyarrow(tmp_path: Path) -> None:
+    """No crawl given: ``crawl=unnamed``, which pyarrow's (and so pandas') plain
+    ``read_table(DIR)`` reads (partition values that are all null it cannot)."""
+    sample = Path(__file__).resolve().parents[2] / "examples" / "sample.warc.gz"
+    summary = write_parquet([str(sample)], tmp_path / "idx", detect=False)
+    assert [Path(f).parent.as_posix() for f in summary.files] == ["crawl=unnamed/subset=warc"]
+    table = pq.read_table(tmp_path / "idx")
+    assert table.num_rows == 3
+    assert set(table.column("crawl").to_pylist()) == {"unnamed"}

@@ -95,11 +95,11 @@ def test_parquet_index_equals_the_one_machine_rows(spark: Any, files: list[Path]
     assert summary.failed == [] and summary.files_done == len(files)
     expected = _one_machine(files)
     assert summary.records == len(expected)
-    # Hive partitions crawl=…/subset=… (no crawl here: Spark's default partition name).
+    # Hive partitions crawl=…/subset=… (no crawl given: the default name).
     dirs = sorted({str(Path(s).parent) for s in summary.shards})
-    assert dirs == ["crawl=__HIVE_DEFAULT_PARTITION__/subset=crawldiagnostics",
-                    "crawl=__HIVE_DEFAULT_PARTITION__/subset=robotstxt",
-                    "crawl=__HIVE_DEFAULT_PARTITION__/subset=warc"]
+    assert dirs == ["crawl=unnamed/subset=crawldiagnostics",
+                    "crawl=unnamed/subset=robotstxt",
+                    "crawl=unnamed/subset=warc"]
     for shard in summary.shards:
         meta = pq.ParquetFile(out / shard)
         rows = meta.read().to_pylist()
@@ -131,7 +131,6 @@ def _dataset_rows(root: Path) -> list[dict[str, Any]]:
         pa.schema([("crawl", pa.string()), ("subset", pa.string())]), flavor="hive")).to_table()
     got = []
     for row in table.to_pylist():
-        row["crawl"] = None if row["crawl"] == "__HIVE_DEFAULT_PARTITION__" else row["crawl"]
         got.append({c: row[c] for c in COLUMNS})
     return got
 

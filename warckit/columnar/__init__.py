@@ -9,13 +9,21 @@ writes them as a Hive-partitioned Parquet dataset, and :func:`query_parquet` ans
 from __future__ import annotations
 
 from .query import query_parquet, run_parquet_query
-from .rows import DEFAULT_MAX_PAYLOAD, cdxj_line, iter_rows, rows_to_batch, rows_to_table
+from .rows import (
+    DEFAULT_CRAWL,
+    DEFAULT_MAX_PAYLOAD,
+    cdxj_line,
+    iter_rows,
+    rows_to_batch,
+    rows_to_table,
+)
 from .schema import CC_COLUMNS, COLUMNS, PARTITION_COLUMNS, WARCKIT_COLUMNS, arrow_schema
 from .write import WriteSummary, write_parquet
 
 __all__ = [
     "CC_COLUMNS",
     "COLUMNS",
+    "DEFAULT_CRAWL",
     "DEFAULT_MAX_PAYLOAD",
     "PARTITION_COLUMNS",
     "WARCKIT_COLUMNS",

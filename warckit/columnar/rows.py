@@ -7,7 +7,7 @@ capture keeps pywb's ``?__wb_method=post&…`` suffix; Common Crawl has no POST 
 and :func:`cdxj_line` rebuilds the line byte for byte.
 
 The partition values: ``crawl`` is the ``crawl=`` argument, else the ``crawl-data/NAME/``
-directory of the file's path, else null. ``subset`` is the directory a Common Crawl path
+directory of the file's path, else ``unnamed``. ``subset`` is the directory a Common Crawl path
 names (``segments/SEG/{warc,crawldiagnostics,robotstxt}/``); otherwise it is derived as
 CC sorts its captures: ``robotstxt`` for a URL path ``/robots.txt``, ``warc`` for a 2xx
 status or none (``resource``, ``metadata``…), ``crawldiagnostics`` for any other status
@@ -44,6 +44,9 @@ __all__ = ["DEFAULT_MAX_PAYLOAD", "cdxj_line", "iter_rows", "rows_to_batch", "ro
 #: Default cap on the ``payload`` bytes of a row (``with_payload=True``).
 DEFAULT_MAX_PAYLOAD = 1 << 20
 
+#: The ``crawl`` of rows whose crawl is neither given nor in a Common Crawl path. Not null:
+#: pyarrow (and so pandas) cannot read a dataset whose partition values are all null.
+DEFAULT_CRAWL = "unnamed"
 _CRAWL_RE = re.compile(r"(?:^|/)crawl-data/([^/]+)/")
 _SEGMENT_RE = re.compile(r"(?:^|/)segments/([^/]+)/")
 _SUBSET_RE = re.compile(r"(?:^|/)segments/[^/]+/(warc|crawldiagnostics|robotstxt)/[^/]+$")
@@ -93,7 +96,8 @@ def iter_rows(
         filename: ``warc_filename`` (default: the base name of *source*); a Common Crawl
             path (``crawl-data/CC-MAIN-…/segments/…/warc/….warc.gz``) also gives the
             crawl, segment and subset.
-        crawl: The ``crawl`` partition value.
+        crawl: The ``crawl`` partition value (default: from a Common Crawl path, else
+            :data:`DEFAULT_CRAWL`).
         segment: ``warc_segment``.
         types: Record types indexed (as ``warckit index --types``).
         lenient: Read damaged files leniently; every recovery goes to *on_warning*.
@@ -112,7 +116,7 @@ def iter_rows(
     path = _path_of(source, filename)
     if crawl is None:
         found = _CRAWL_RE.search(path)
-        crawl = found.group(1) if found else None
+        crawl = found.group(1) if found else DEFAULT_CRAWL
     if segment is None:
         found = _SEGMENT_RE.search(path)
         segment = found.group(1) if found else None

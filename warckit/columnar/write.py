@@ -222,7 +222,7 @@ def write_parquet(
         inputs: WARC/ARC files, or WACZ packages (the WARCs inside them).
         out_dir: The dataset directory (created; replaced only with *force*).
         crawl: The ``crawl`` value of every row (default: from a ``crawl-data/NAME/``
-            path, else null, written as ``crawl=__HIVE_DEFAULT_PARTITION__``).
+            path, else ``unnamed``).
         partition_by: Partition columns, a subset of ``("crawl", "subset")`` in any
             order (``()``: no partition directories; the columns are then in the files).
         rows_per_file: Rows per file at most.
