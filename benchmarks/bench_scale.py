@@ -42,7 +42,7 @@ HERE = ROOT / "benchmarks"
 MAKE_CORPUS = ROOT.parent / "shared" / "bench" / "make_corpus.py"
 sys.path.insert(0, str(ROOT))
 
-from _precompile import precompile  # noqa: E402
+from _precompile import precompile
 
 
 def make_corpus(workdir: Path, size: int, files: int, mix: str) -> list[Path]:
@@ -135,8 +135,8 @@ def query_times(parquet: Path, cdxj: Path, domains: list[str], runs: int) -> dic
     con = duckdb.connect()
     sql = ("SELECT url, warc_filename, warc_record_offset, warc_record_length FROM read_parquet(?, "
            "hive_partitioning = true) WHERE url_host_registered_domain = ?")
-    per: dict[str, list[float]] = {"warckit query (CDXJ)": [], "query_parquet (DuckDB)": [],
-                                   "DuckDB SQL, registered domain": []}
+    names = ("warckit query (CDXJ)", "query_parquet (DuckDB)", "DuckDB SQL, registered domain")
+    per: dict[str, list[float]] = {name: [] for name in names}
     matches = []
     for domain in domains:
         url = "http://" + domain + "/"
@@ -150,8 +150,7 @@ def query_times(parquet: Path, cdxj: Path, domains: list[str], runs: int) -> dic
             c = con.execute(sql, [files, domain]).fetchall()
             t3 = time.perf_counter()
             assert [e.format() for e in a] == [e.format() for e in b], domain
-            for name, t in (("warckit query (CDXJ)", t1 - t0), ("query_parquet (DuckDB)", t2 - t1),
-                            ("DuckDB SQL, registered domain", t3 - t2)):
+            for name, t in zip(names, (t1 - t0, t2 - t1, t3 - t2)):
                 best[name] = min(best.get(name, float("inf")), t)
         for name, t in best.items():
             per[name].append(t)
@@ -217,7 +216,8 @@ def main() -> None:
     warm = spark_in_session(files, workdir, args.runs)
     rows = parquet_rows(pq)
     assert rows == parquet_rows(workdir / "spark-parquet"), "Spark and one-machine row counts differ"
-    lines = sum(1 for line in open(cdxj, encoding="utf-8") if not line.startswith("!"))
+    with open(cdxj, encoding="utf-8") as f:
+        lines = sum(1 for line in f if not line.startswith("!"))
 
     # sizes
     gz = workdir / "index.cdxj.gz"
@@ -236,12 +236,12 @@ def main() -> None:
     report = [
         "# Spark and Parquet at one machine's scale (`benchmarks/bench_scale.py`)",
         "",
-        f"`python benchmarks/bench_scale.py --size {args.size} --files {args.files} --mix {args.mix} "
-        f"--runs {args.runs} --queries {args.queries}`",
+        (f"`python benchmarks/bench_scale.py --size {args.size} --files {args.files} --mix {args.mix} "
+         f"--runs {args.runs} --queries {args.queries}`"),
         "",
-        f"Machine: {os.cpu_count()} cores; Python {platform.python_version()}; corpus: {len(files)} "
-        f"gzip-per-record WARCs, {args.size} MB uncompressed, {compressed / 1e6:.0f} MB on disk; "
-        f"{lines} CDXJ lines, {rows} Parquet rows.",
+        (f"Machine: {os.cpu_count()} cores; Python {platform.python_version()}; corpus: {len(files)} "
+         f"gzip-per-record WARCs, {args.size} MB uncompressed, {compressed / 1e6:.0f} MB on disk; "
+         f"{lines} CDXJ lines, {rows} Parquet rows."),
         "",
         "## Build (median of runs; rows/s = rows / wall)",
         "",
@@ -261,14 +261,14 @@ def main() -> None:
     report += ["", "## Index size", "", "| index | bytes | vs CDXJ gzip |", "|---|---|---|"]
     for name, size in sizes.items():
         report.append(f"| {name} | {size:,} | {size / sizes['CDXJ, gzip -6']:.2f} |")
-    report += ["", f"## A domain's captures ({len(domains)} domains; per query: best of {args.runs}, "
-               "then the median over domains; in one process)", "",
+    report += ["", (f"## A domain's captures ({len(domains)} domains; per query: best of {args.runs}, "
+                    "then the median over domains; in one process)"), "",
                "| query | median ms | max ms |", "|---|---|---|"]
     for name, times in q["per"].items():
         report.append(f"| {name} | {median(times) * 1e3:.1f} | {max(times) * 1e3:.1f} |")
     counts = [a for a, _ in q["matches"]]
-    report += ["", f"Captures per domain: median {median(counts):.0f}, max {max(counts)}; "
-               "query_parquet's answers equal warckit query's (asserted)."]
+    report += ["", (f"Captures per domain: median {median(counts):.0f}, max {max(counts)}; "
+                    "query_parquet's answers equal warckit query's (asserted).")]
     text = "\n".join(report) + "\n"
     Path(args.out).write_text(text)
     print(text)
