@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from typing import Any, NoReturn
 
 from ..errors import Issue, ParseError, UnsortedIndexError, UsageError
+from ..io.sources import ARCHIVE_SUFFIXES, archives_under
 from ..record.records import RECORD_TYPES
 
 __all__ = [
@@ -56,9 +57,6 @@ EXIT_STATUS_EPILOG = (
     "Exit status: 0 success; 1 damaged or unreadable input, or a failed check; 2 usage error. "
     "An error prints one line on stderr: 'warckit COMMAND: error: SOURCE, offset N: message'."
 )
-
-#: File names a directory argument expands to (case-insensitive).
-ARCHIVE_SUFFIXES: tuple[str, ...] = (".warc", ".warc.gz", ".warc.zst", ".arc", ".arc.gz")
 
 #: Spool files standing in for standard input, and the name messages give them.
 _DISPLAY: dict[str, str] = {}
@@ -155,16 +153,7 @@ def expand_archives(paths: Sequence[str]) -> list[str]:
     out: list[str] = []
     for path in paths:
         if path != "-" and os.path.isdir(path):
-            found = sorted(
-                os.path.join(root, name)
-                for root, _dirs, names in os.walk(path)
-                for name in names
-                if name.lower().endswith(ARCHIVE_SUFFIXES)
-            )
-            if not found:
-                raise UsageError(f"{path}: no WARC/ARC files ({', '.join(ARCHIVE_SUFFIXES)}) "
-                                 "in this directory")
-            out.extend(found)
+            out.extend(archives_under(path))
         else:
             out.append(path)
     if out.count("-") > 1:

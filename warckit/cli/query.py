@@ -6,7 +6,7 @@ import argparse
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable
 from contextlib import ExitStack
 from typing import Any
 from urllib.parse import urlsplit
@@ -108,31 +108,30 @@ def run(args: argparse.Namespace) -> int:
     _check(args, url)
     q = Query(url, args.match, args.from_, args.to, args.closest, args.type, args.status,
               args.limit)
-    out = sys.stdout.buffer
-    found = 0
     if any(p.endswith(".parquet") or os.path.isdir(p) for p in indexes):
         from ..columnar.query import run_parquet_query  # (only then: start-up stays quick)
 
         if len(indexes) > 1:
             raise UsageError("a Parquet index is queried alone: give one directory or .parquet file")
-        entries: Iterator[AnyEntry] = run_parquet_query(indexes[0], q)
-        for entry in entries:
-            found += 1
-            if args.json:
-                out.write(orjson.dumps(entry_to_dict(entry)) + b"\n")
-            else:
-                out.write(entry.format().encode("utf-8") + b"\n")
-        out.flush()
+        found = _print(run_parquet_query(indexes[0], q), args.json)
         return 0 if found else 1
     with stdin_spooled(indexes) as paths, ExitStack() as stack:
         # A WACZ is looked up in its own index (read by ranges, not unpacked).
         opened: list[str | Index] = [stack.enter_context(WaczIndex(p)) if is_wacz(p) else p
                                      for p in paths]
-        for entry in run_query(opened, q):
-            found += 1
-            if args.json:
-                out.write(orjson.dumps(entry_to_dict(entry)) + b"\n")
-            else:
-                out.write(entry.format().encode("utf-8") + b"\n")
-    out.flush()
+        found = _print(run_query(opened, q), args.json)
     return 0 if found else 1
+
+
+def _print(entries: Iterable[AnyEntry], as_json: bool) -> int:
+    """Write *entries* to standard output (a line or a JSON object each); how many."""
+    out = sys.stdout.buffer
+    found = 0
+    for entry in entries:
+        found += 1
+        if as_json:
+            out.write(orjson.dumps(entry_to_dict(entry)) + b"\n")
+        else:
+            out.write(entry.format().encode("utf-8") + b"\n")
+    out.flush()
+    return found

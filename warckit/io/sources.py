@@ -15,7 +15,7 @@ from typing import IO, Any, BinaryIO, Union
 from ..errors import UsageError
 from .remote import is_url
 
-__all__ = ["STDIN", "InputLike", "Source", "open_source"]
+__all__ = ["ARCHIVE_SUFFIXES", "STDIN", "InputLike", "Source", "archives_under", "open_source"]
 
 #: What :func:`open_source` accepts: a path, ``"-"``, a URL, or a binary file object.
 InputLike = Union[str, "os.PathLike[str]", BinaryIO, IO[bytes]]
@@ -118,3 +118,24 @@ def open_source(
     if isinstance(source, io.TextIOBase):
         raise UsageError(f"{getattr(source, 'name', '<stream>')}: a text-mode file; open it with 'rb'")
     return Source(source, name or str(getattr(source, "name", "<stream>")), owned=False)
+
+
+#: File names a directory argument expands to (case-insensitive).
+ARCHIVE_SUFFIXES: tuple[str, ...] = (".warc", ".warc.gz", ".warc.zst", ".arc", ".arc.gz")
+
+
+def archives_under(directory: str) -> list[str]:
+    """The WARC/ARC files (by :data:`ARCHIVE_SUFFIXES`) under *directory*, sorted.
+
+    Raises:
+        UsageError: There are none.
+    """
+    found = sorted(
+        os.path.join(root, name)
+        for root, _dirs, names in os.walk(directory)
+        for name in names
+        if name.lower().endswith(ARCHIVE_SUFFIXES)
+    )
+    if not found:
+        raise UsageError(f"{directory}: no WARC/ARC files ({', '.join(ARCHIVE_SUFFIXES)}) in this directory")
+    return found

@@ -16,12 +16,10 @@ from typing import Any
 
 from ..errors import UsageError
 from ..io.remote import is_url
-from ..io.sources import open_source
+from ..io.sources import ARCHIVE_SUFFIXES, archives_under, open_source
 
 __all__ = ["ARCHIVE_SUFFIXES", "expand_inputs", "join_base", "read_manifest", "relative_names"]
 
-#: File names a directory argument expands to (case-insensitive; as ``warckit index``).
-ARCHIVE_SUFFIXES: tuple[str, ...] = (".warc", ".warc.gz", ".warc.zst", ".arc", ".arc.gz")
 #: Longest manifest line accepted (a path or URL).
 _MAX_ENTRY = 64 * 1024
 
@@ -99,15 +97,7 @@ def _glob_url(pattern: str, storage_options: dict[str, Any] | None) -> list[str]
 
 def _local(path: str) -> list[str]:
     if os.path.isdir(path):
-        found = sorted(
-            os.path.join(root, name)
-            for root, _dirs, names in os.walk(path)
-            for name in names
-            if name.lower().endswith(ARCHIVE_SUFFIXES)
-        )
-        if not found:
-            raise UsageError(f"{path}: no WARC/ARC files ({', '.join(ARCHIVE_SUFFIXES)}) in this directory")
-        return [os.path.abspath(p) for p in found]
+        return [os.path.abspath(p) for p in archives_under(path)]
     return [os.path.abspath(path)]
 
 
