@@ -32,8 +32,8 @@ __all__ = ["QUERY_COLUMNS", "is_parquet_index", "parquet_files", "query_parquet"
 
 #: The columns a look-up reads.
 QUERY_COLUMNS: tuple[str, ...] = (
-    "url_surtkey", "cdxj_timestamp", "url", "cdxj_mime", "cdxj_status", "cdxj_digest", "cdxj_length",
-    "warc_record_offset", "warc_filename", "http_request_body", "http_method",
+    "url_surtkey", "cdxj_timestamp", "url", "cdxj_mime", "cdxj_status", "content_digest_algorithm",
+    "content_digest", "cdxj_length", "warc_record_offset", "warc_filename", "http_request_body", "http_method",
 )
 #: DuckDB's memory limit for a look-up (it spills to a temporary directory beyond).
 MEMORY_LIMIT = "512MB"

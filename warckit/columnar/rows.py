@@ -331,7 +331,6 @@ def _row(cap: Capture, extra: _Extra, crawl: str | None, segment: str | None, su
         cdxj_timestamp=_ts14(cap),
         cdxj_mime=_pywb_mime(cap),
         cdxj_status=cap.status if cap.status is not None and cap.type in ("response", "revisit") else None,
-        cdxj_digest=digest,
         cdxj_length=cap.stored_length,
         http_method=cap.method,
         http_request_body=(cap.request_body or "") if cap.key_suffix else None,
@@ -355,8 +354,11 @@ def cdxj_line(row: dict[str, Any]) -> str:
         fields["mime"] = row["cdxj_mime"]
     if row["cdxj_status"] is not None:
         fields["status"] = row["cdxj_status"]
-    if row["cdxj_digest"] is not None:
-        fields["digest"] = row["cdxj_digest"]
+    digest = row["content_digest"]
+    if digest is not None:
+        # The CDXJ digest, split into these two columns at its first colon.
+        algorithm = row["content_digest_algorithm"]
+        fields["digest"] = digest if algorithm is None else f"{algorithm}:{digest}"
     if row["cdxj_length"] is not None:
         fields["length"] = str(row["cdxj_length"])
     fields["offset"] = str(row["warc_record_offset"])

@@ -62,7 +62,6 @@ _WARCKIT: tuple[tuple[str, str], ...] = (
     ("cdxj_timestamp", "string"),
     ("cdxj_mime", "string"),
     ("cdxj_status", "string"),
-    ("cdxj_digest", "string"),
     ("cdxj_length", "int64"),
     ("http_method", "string"),
     ("http_request_body", "string"),
