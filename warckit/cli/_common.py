@@ -258,17 +258,11 @@ def apply_storage_options(args: argparse.Namespace) -> None:
     """
     if not hasattr(args, "storage_options"):
         return
-    from ..io.remote import default_storage_options, parse_storage_option
+    from ..io.remote import add_storage_option, default_storage_options
 
     default_storage_options().clear()  # (main() may run more than once in a process)
     for text in args.storage_options or ():
-        keys, value = parse_storage_option(text)
-        node = default_storage_options()
-        for key in keys[:-1]:
-            node = node.setdefault(key, {})
-            if not isinstance(node, dict):
-                raise UsageError(f"--storage-option {text}: {key} is not a group of options")
-        node[keys[-1]] = value
+        add_storage_option(default_storage_options(), text)
 
 
 def add_output(parser: argparse.ArgumentParser, what: str = "output file") -> None:

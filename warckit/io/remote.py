@@ -30,6 +30,7 @@ __all__ = [
     "PREFETCH_FROM",
     "READ_AHEAD",
     "RemoteFile",
+    "add_storage_option",
     "default_storage_options",
     "is_url",
     "open_url",
@@ -95,6 +96,21 @@ def parse_storage_option(text: str) -> tuple[list[str], Any]:
     except ValueError:
         parsed = value
     return [k.strip() for k in key.split(".")], parsed
+
+
+def add_storage_option(options: dict[str, Any], text: str) -> None:
+    """Set ``KEY=VALUE`` (see :func:`parse_storage_option`) in *options*, dotted keys nested.
+
+    Raises:
+        UsageError: not ``KEY=VALUE``, or a dotted key runs through a value.
+    """
+    keys, value = parse_storage_option(text)
+    node = options
+    for key in keys[:-1]:
+        node = node.setdefault(key, {})
+        if not isinstance(node, dict):
+            raise UsageError(f"--storage-option {text}: {key} is not a group of options")
+    node[keys[-1]] = value
 
 
 def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:

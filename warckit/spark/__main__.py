@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from warckit.errors import UsageError, WarckitError
-from warckit.io.remote import parse_storage_option
+from warckit.io.remote import add_storage_option
 from warckit.spark import _output
 from warckit.spark.index import INDEX_FORMATS, IndexSummary
 
@@ -80,13 +80,7 @@ def _storage_options(texts: Sequence[str]) -> dict[str, Any] | None:
         return None
     options: dict[str, Any] = {}
     for text in texts:
-        keys, value = parse_storage_option(text)
-        node = options
-        for key in keys[:-1]:
-            node = node.setdefault(key, {})
-            if not isinstance(node, dict):
-                raise UsageError(f"--storage-option {text}: {key} is not a group of options")
-        node[keys[-1]] = value
+        add_storage_option(options, text)
     return options
 
 
