@@ -49,10 +49,3 @@ def s3_server(served: Path) -> Iterator[CountingS3]:
 def s3(s3_server: CountingS3) -> CountingS3:
     s3_server.reset_counts()
     return s3_server
-
-
-def local(served: Path, name: str) -> Path:
-    path = served / name
-    if not path.exists():
-        pytest.skip(f"{name}: corpus file not available")
-    return path

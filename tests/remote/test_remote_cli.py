@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import local
+from remote_files import local
 from remote_servers import CountingS3, RangeServer
 
 from warckit.cdx.build import write_index

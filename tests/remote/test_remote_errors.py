@@ -10,8 +10,8 @@ from pathlib import Path
 
 import child
 import pytest
-from conftest import local
 from corpus_paths import ROOT
+from remote_files import local
 from remote_servers import RangeServer
 
 import warckit

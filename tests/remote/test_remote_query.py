@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import local
+from remote_files import local
 from remote_servers import RangeServer
 
 from warckit.cdx import Query, run_query
