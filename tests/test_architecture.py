@@ -24,8 +24,9 @@ LAYERS: dict[str, int] = {
     "write": 6,
     "check": 7, "cdx": 7,
     "tools": 8, "wacz": 8, "columnar": 8,
-    "cli": 9, "spark": 9,
-    "__init__": 10, "__main__": 10,
+    "serve": 9,
+    "cli": 10, "spark": 10,
+    "__init__": 11, "__main__": 11,
 }
 
 #: The compiled core's one upward import: it builds :class:`Headers` itself.
