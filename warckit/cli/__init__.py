@@ -42,6 +42,7 @@ COMMANDS: tuple[str, ...] = (
     "crawllog2warc",
     "dedup",
     "wacz",
+    "serve",
 )
 
 
