@@ -44,7 +44,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--replay", metavar="TEMPLATE",
                    help="Memento URIs of TimeMaps and TimeGates, e.g. "
                    "http://pywb:8080/NAME/{timestamp}/{url} (default: this server's /record)")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, _intermixed="indexes")
 
 
 def run(args: argparse.Namespace) -> int:

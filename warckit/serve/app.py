@@ -30,7 +30,6 @@ import anyio
 import anyio.from_thread
 import anyio.to_thread
 from starlette.applications import Starlette
-from starlette.concurrency import iterate_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -50,6 +49,7 @@ from .archives import (
 from .cdxapi import cdx_response, parse_cdx_request
 from .config import ServeConfig, index_kind
 from .memento import timegate_response, timemap_response
+from .pump import Pump
 from .store import CdxStore
 
 __all__ = ["ENV_CONFIG", "Collection", "app_from_env", "create_app", "open_collections"]
@@ -179,23 +179,14 @@ class CutOffStream(StreamingResponse):
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
-_END = object()
-
-
-async def _started(chunks: Iterator[bytes], media_type: str, status: int = 200,
+async def _started(start: Callable[[], tuple[str, Iterator[bytes]]], status: int = 200,
                    headers: dict[str, str] | None = None) -> Response:
-    """A streamed response whose first chunk was produced before the headers go out,
-    so errors known early get their own status."""
-    first = await anyio.to_thread.run_sync(next, chunks, _END)
-
-    async def body() -> AsyncIterator[bytes]:
-        if first is _END:
-            return
-        yield first  # type: ignore[misc]
-        async for chunk in iterate_in_threadpool(chunks):
-            yield chunk
-
-    return CutOffStream(body(), status, headers, media_type=media_type)
+    """A streamed response of ``start()`` → ``(media type, chunks)``, run on a thread of its
+    own; the first chunk is produced before the headers go out, so errors known early get
+    their own status."""
+    pump: Pump[str] = Pump(start)
+    media = await pump.head()
+    return CutOffStream(pump.body(), status, headers, media_type=media)
 
 
 def create_app(config: ServeConfig, collections: dict[str, Collection] | None = None) -> Starlette:
@@ -222,8 +213,7 @@ def create_app(config: ServeConfig, collections: dict[str, Collection] | None = 
     async def cdx(request: Request) -> Response:
         coll = collection(request)
         req = parse_cdx_request(request.query_params.multi_items())
-        media, chunks = await anyio.to_thread.run_sync(cdx_response, coll.sources, req)
-        return await _started(chunks, media)
+        return await _started(lambda: cdx_response(coll.sources, req))
 
     async def warcs(request: Request) -> Response:
         coll = collection(request)
@@ -244,7 +234,8 @@ def create_app(config: ServeConfig, collections: dict[str, Collection] | None = 
         media = content_type(found.name)
         if request.method == "HEAD" or start == end:
             return Response(b"", status, headers, media_type=media)
-        return await _started(iter_bytes(found.location, start, end), media, status, headers)
+        return await _started(lambda: (media, iter_bytes(found.location, start, end)), status,
+                              headers)
 
     async def record(request: Request) -> Response:
         coll = collection(request)
@@ -263,8 +254,9 @@ def create_app(config: ServeConfig, collections: dict[str, Collection] | None = 
             raise UsageError(f"offset {offset} + length {length} is outside {name} "
                              f"({found.size} bytes)")
         headers = {"Content-Length": str(length)}
-        return await _started(iter_bytes(found.location, offset, offset + length),
-                              content_type(name), 200, headers)
+        end = offset + length
+        return await _started(lambda: (content_type(name), iter_bytes(found.location, offset, end)),
+                              200, headers)
 
     async def ingest(request: Request, action: Literal["add", "delete"]) -> Response:
         coll = collection(request)
@@ -303,10 +295,9 @@ def create_app(config: ServeConfig, collections: dict[str, Collection] | None = 
     async def timemap(request: Request) -> Response:
         coll = collection(request)
         url = memento_url(request, "timemap/link")
-        media, chunks = await anyio.to_thread.run_sync(
-            lambda: timemap_response(coll.sources, url, base=base(request), coll=coll.name,
-                                     replay=config.replay))
-        return await _started(chunks, media)
+        here = base(request)
+        return await _started(lambda: timemap_response(coll.sources, url, base=here,
+                                                       coll=coll.name, replay=config.replay))
 
     async def timegate(request: Request) -> Response:
         coll = collection(request)
