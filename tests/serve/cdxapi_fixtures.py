@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from corpus_paths import CORPUS
+
 from warckit.cdx.query import Index
 from warckit.cli import main as warckit_main
 from warckit.serve.cdxapi import cdx_response, parse_cdx_request

@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from cdxapi_fixtures import Built, built, ours, pywb  # noqa: F401 - built is a fixture
 from corpus_paths import CORPUS
 
