@@ -52,3 +52,73 @@ def sorted_cdxj(path: Path, lines: list[bytes]) -> Path:
     """Write *lines* (store lines, ending ``\\n``) as a sorted CDXJ file."""
     path.write_bytes(b"".join(sorted(set(lines))))
     return path
+
+
+BATCH = 40
+
+
+def batch_lines(writer: int, batch: int, size: int = BATCH) -> list[bytes]:
+    """The CDXJ lines of batch *batch* of writer *writer* (keys ``com,example)/w…/b…/…``)."""
+    return [(f'x 20200101000000 {{"url": "http://example.com/w{writer}/b{batch:03d}/{i:03d}", '
+             f'"offset": "{i}", "filename": "w{writer}.warc.gz"}}\n').encode() for i in range(size)]
+
+
+def batch_of(line: bytes) -> bytes:
+    """``w…/b…`` of a line made by :func:`batch_lines`."""
+    return line.split(b" ", 1)[0].split(b"/")[1] + b"/" + line.split(b" ", 1)[0].split(b"/")[2]
+
+
+def torn_batches(lines: list[bytes], size: int = BATCH) -> list[tuple[bytes, int]]:
+    """Batches seen partly (not 0 and not *size* of their lines) in one scan."""
+    counts: dict[bytes, int] = {}
+    for line in lines:
+        key = batch_of(line)
+        counts[key] = counts.get(key, 0) + 1
+    return [(k, n) for k, n in sorted(counts.items()) if n != size]
+
+
+def write_and_delete(path: str, writer: int, batches: int) -> int:
+    """Add *batches* batches, deleting every third right after; the number of wrong counts."""
+    from warckit.serve.store import CdxStore
+
+    wrong = 0
+    with CdxStore(path) as store:
+        for b in range(batches):
+            if store.add(batch_lines(writer, b)).count != BATCH:
+                wrong += 1
+            if b % 3 == 0 and store.delete(batch_lines(writer, b)).count != BATCH:
+                wrong += 1
+    return wrong
+
+
+def read_until(path: str, stop_file: str, rounds: int = 10_000) -> tuple[int, int]:
+    """Scan the store until *stop_file* exists: (scans made, torn batches seen)."""
+    import os
+
+    from warckit.cdx.query import Query, run_query
+    from warckit.serve.store import CdxStore
+
+    scans = torn = 0
+    with CdxStore(path) as store:
+        for _ in range(rounds):
+            done = os.path.exists(stop_file)
+            torn += len(torn_batches(list(store.iter_prefix(b"com,example)/w"))))
+            lines = [e.format().encode() for e in run_query([store], Query("example.com/", "prefix"))]
+            torn += len(torn_batches(lines))
+            scans += 1
+            if done:
+                break
+    return scans, torn
+
+
+def expected_lines(writers: int, batches: int) -> list[bytes]:
+    """What the store holds after :func:`write_and_delete` of every writer."""
+    from warckit.serve.ingest import LineConverter
+
+    conv = LineConverter()
+    out = []
+    for w in range(writers):
+        for b in range(batches):
+            if b % 3:
+                out += [conv.convert(line).line for line in batch_lines(w, b)]  # type: ignore[union-attr]
+    return sorted(out)
