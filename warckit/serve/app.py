@@ -50,7 +50,7 @@ from .cdxapi import cdx_response, parse_cdx_request
 from .config import ServeConfig, index_kind
 from .memento import timegate_response, timemap_response
 from .pump import Pump
-from .store import CdxStore
+from .store import CdxStore, StoreError
 
 __all__ = ["ENV_CONFIG", "Collection", "app_from_env", "create_app", "open_collections"]
 
@@ -124,6 +124,9 @@ def error_response(exc: BaseException) -> Response:
         return PlainTextResponse(_one_line(str(exc)) + "\n", 405, headers={"Allow": "GET, HEAD"})
     elif isinstance(exc, UsageError):
         status, text = 400, str(exc)
+    elif isinstance(exc, StoreError) and exc.reason.startswith("busy"):
+        log.warning("%s", _one_line(str(exc)))
+        return PlainTextResponse(_one_line(str(exc)) + "\n", 503, headers={"Retry-After": "1"})
     elif isinstance(exc, RemoteError):
         status, text = 502, str(exc)
     elif isinstance(exc, WarckitError):
