@@ -128,6 +128,7 @@ USAGE = {
     "dedup apply": (["{good}", "{tmp}/new.db"], "required: --out-dir"),
     "wacz create": (["{good}"], "required: -o/--output"),
     "wacz validate": ([], "required: FILE.wacz"),
+    "serve": (["bogus"], "expected NAME=VALUE"),
 }
 
 
@@ -139,9 +140,10 @@ def test_every_command_is_covered() -> None:
     commands = set(COMMANDS) - {"dedup", "wacz"} | {"dedup build", "dedup lookup", "dedup apply",
                                                    "wacz create", "wacz validate"}
     assert set(USAGE) == commands
-    assert set(MISSING) | {"surt"} == commands
+    # serve: a missing index is a usage error, damage is tested in tests/serve/test_cli_serve.py
+    assert set(MISSING) | {"surt", "serve"} == commands
     # check and wacz validate report; surt reads no file
-    assert set(DAMAGED) | {"check", "surt", "wacz validate"} == commands
+    assert set(DAMAGED) | {"check", "surt", "wacz validate", "serve"} == commands
 
 
 @pytest.mark.parametrize("command", sorted(MISSING))

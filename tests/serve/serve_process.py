@@ -16,7 +16,7 @@ TESTS = Path(__file__).resolve().parent.parent
 if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 
-import child  # noqa: E402
+import child
 
 
 def free_port() -> int:

@@ -17,11 +17,12 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
-import warckit  # noqa: E402
-from serve_process import Server, request  # noqa: E402
-from warckit.cli import main  # noqa: E402
+from corpus_paths import CORPUS
+from serve_process import Server, request
 
-CORPUS = Path(os.environ.get("WARCKIT_CORPUS", Path(__file__).resolve().parents[3] / "shared" / "corpus"))
+import warckit
+from warckit.cli import main
+
 #: Corpus files served (copied under a name each): gzip per record, plain WARC, gzipped ARC.
 WARCS = {
     "example.warc.gz": "pywb/example.warc.gz",
@@ -135,11 +136,9 @@ def test_cdx_error_after_the_first_chunk_cuts_the_connection(tmp_path: Path) -> 
     line = b'com,example)/ 20140101000000 {"url": "http://example.com/", "filename": "x.warc.gz", "offset": "%d", "length": "10"}\n'
     index = tmp_path / "late.cdxj"
     with open(index, "wb") as fh:
-        for i in range(100_000):
-            fh.write(line.replace(b"20140101000000", b"2014%010d" % i) % i)
+        fh.writelines(line.replace(b"20140101000000", b"2014%010d" % i) % i for i in range(100_000))
         fh.write(line.replace(b"20140101000000", b"20130101000000") % 0)  # out of order
-        for i in range(10):
-            fh.write(line.replace(b"20140101000000", b"2015%010d" % i) % i)
+        fh.writelines(line.replace(b"20140101000000", b"2015%010d" % i) % i for i in range(10))
     server = Server([f"late={index}"], cwd=tmp_path)
     try:
         conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)

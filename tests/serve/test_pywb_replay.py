@@ -18,11 +18,12 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 pytest.importorskip("pywb")
 
-import warckit  # noqa: E402
-from serve_process import Server, free_port  # noqa: E402
-from warckit.cli import main  # noqa: E402
+from corpus_paths import CORPUS
+from serve_process import Server, free_port
 
-CORPUS = Path(os.environ.get("WARCKIT_CORPUS", Path(__file__).resolve().parents[3] / "shared" / "corpus"))
+import warckit
+from warckit.cli import main
+
 WARCS = ("pywb/example.warc.gz", "pywb/iana.warc.gz", "warcio/example.warc",
          "pywb/example-wget-1-14.warc.gz")
 

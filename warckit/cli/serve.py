@@ -49,14 +49,15 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``warckit serve`` until SIGTERM/SIGINT; exit status 0 after a clean shutdown."""
-    missing = [m for m in ("starlette", "uvicorn") if importlib.util.find_spec(m) is None]
-    if missing:
-        raise UsageError(f"needs {' and '.join(missing)}: pip install 'warckit[serve]'")
     from ..serve.config import build_config, load_config_file
-    from ..serve.server import serve
 
     settings = load_config_file(args.config) if args.config else None
     config = build_config(args.indexes, archives=args.archive, writable=args.writable,
                           file_settings=settings, host=args.host, port=args.port,
                           data=args.data, workers=args.workers, replay=args.replay)
+    missing = [m for m in ("starlette", "uvicorn") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise UsageError(f"needs {' and '.join(missing)}: pip install 'warckit[serve]'")
+    from ..serve.server import serve
+
     return serve(config)
