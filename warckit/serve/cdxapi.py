@@ -184,6 +184,7 @@ def parse_cdx_request(params: Sequence[tuple[str, str]]) -> CdxRequest:
     Raises:
         UsageError: A parameter is missing or bad; the message names it and its value.
 
+    >>> from warckit.serve.cdxapi import parse_cdx_request
     >>> req = parse_cdx_request([("url", "*.example.com"), ("filter", "!=status:404"), ("fl", "url,status")])
     >>> req.url, req.match, req.filters[0].invert, req.filters[0].mode, req.fl
     ('example.com', 'domain', True, 'exact', ('url', 'status'))

@@ -32,6 +32,7 @@ _MEMENTO_TYPES = frozenset({"response", "revisit", "resource"})
 def http_date(seconds: float) -> str:
     """RFC 1123 date of *seconds* since the epoch.
 
+    >>> from warckit.serve.memento import http_date
     >>> http_date(1390766784)
     'Sun, 26 Jan 2014 20:06:24 GMT'
     """
@@ -44,6 +45,7 @@ def parse_http_date(text: str) -> float:
     Raises:
         UsageError: Not an RFC 1123 date in GMT.
 
+    >>> from warckit.serve.memento import parse_http_date
     >>> parse_http_date("Sun, 26 Jan 2014 20:06:24 GMT")
     1390766784
     """
