@@ -135,7 +135,6 @@ def test_entry_fields_of_each_form() -> None:
     ([("url", "example.com"), ("to", "yesterday")], "to"),
     ([("url", "example.com"), ("from", "2015"), ("to", "2014")], "from"),
     ([("url", "example.com"), ("closest", "201x")], "closest"),
-    ([("url", "example.com"), ("sort", "closest")], "closest"),
     ([("url", "example.com"), ("sort", "random")], "sort"),
     ([("url", "example.com"), ("limit", "-1")], "limit"),
     ([("url", "example.com"), ("limit", "ten")], "limit"),
@@ -173,6 +172,13 @@ def test_last_value_counts_filters_repeat() -> None:
                              ("filter", "!mime:image"), ("fields", "url"), ("nosuch", "1")])
     assert req.limit == 2 and len(req.filters) == 2 and req.fl == ("url",)
     assert (req.filters[1].invert, req.filters[1].mode, req.filters[1].field) == (True, "contains", "mime")
+
+
+def test_sort_closest_without_closest_is_index_order(built: Built) -> None:  # noqa: F811
+    """pywb's remote index source asks ``closest=&sort=closest`` for a URL's whole list."""
+    params = [("url", "http://www.iana.org/_js/2013.1/jquery.js"), ("closest", ""), ("sort", "closest")]
+    assert parse_cdx_request(params).closest is None
+    assert ours([built.cdxj], params)[1] == ours([built.cdxj], params[:1])[1] != b""
 
 
 def test_limit_zero_finds_nothing(built: Built) -> None:  # noqa: F811

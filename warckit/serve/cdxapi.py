@@ -26,6 +26,7 @@ from ..cdx.query import MATCH_TYPES, Index, MatchType, Query, _run
 from ..errors import UrlError, UsageError
 from ..url import surt
 from .fields import FIELD_ALIASES, entry_fields, pywb_cdxj_line, pywb_record
+from .pages import page_count, page_lines
 
 __all__ = [
     "CONTENT_TYPES",
@@ -183,6 +184,7 @@ def parse_cdx_request(params: Sequence[tuple[str, str]]) -> CdxRequest:
     Raises:
         UsageError: A parameter is missing or bad; the message names it and its value.
 
+    >>> from warckit.serve.cdxapi import parse_cdx_request
     >>> req = parse_cdx_request([("url", "*.example.com"), ("filter", "!=status:404"), ("fl", "url,status")])
     >>> req.url, req.match, req.filters[0].invert, req.filters[0].mode, req.fl
     ('example.com', 'domain', True, 'exact', ('url', 'status'))
@@ -229,9 +231,9 @@ def parse_cdx_request(params: Sequence[tuple[str, str]]) -> CdxRequest:
     if sort_text == "reverse":
         sort = "reverse"
     elif sort_text == "closest":
+        # Quirk: pywb sorts by closest= alone and ignores sort=closest without it (its
+        # own remote index source sends "closest=&sort=closest" for a URL's whole list).
         sort = "closest"
-        if not stamps["closest"]:
-            raise UsageError("closest: sort=closest needs closest=TIMESTAMP")
     elif sort_text:
         raise UsageError(f"sort: unknown sort {sort_text!r}; choose reverse or closest")
     limit = _int("limit", one["limit"], 0) if one.get("limit") else None
@@ -416,16 +418,14 @@ def cdx_response(sources: Sequence[Source], req: CdxRequest) -> tuple[str, Itera
         raise UsageError("the collection has no index")
     paged = req.page is not None or req.page_size is not None or req.show_num_pages
     if paged:
-        from .pages import page_count, page_lines
-
         name = "showNumPages" if req.show_num_pages else "page" if req.page is not None else "pageSize"
         only = sources[0] if len(sources) == 1 else None
         if not isinstance(only, Index) or only.zipnum is None:
             raise UsageError(f"{name}: paging needs a ZipNum index (.idx) and this collection "
                              "has " + ("several indexes" if len(sources) > 1 else "another kind"))
         if req.show_num_pages:
-            return CONTENT_TYPES[req.output], iter([page_count(only, req)])
-        found: Iterator[Found] = page_lines(only, req)
+            return CONTENT_TYPES[req.output], iter([page_count(only, req.query(), req.page_size)])
+        found: Iterator[Found] = page_lines(only, req.query(), req.page or 0, req.page_size)
     else:
         found = _found(sources, req)
     if req.filters:

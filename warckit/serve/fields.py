@@ -103,6 +103,7 @@ def pywb_record(entry: AnyEntry) -> dict[str, Any]:
     its ``output=json`` writes it so).
 
     >>> from warckit.cdx.formats import CdxjEntry
+    >>> from warckit.serve.fields import pywb_record
     >>> pywb_record(CdxjEntry.parse('com,example)/ 20140101000000 {"url": "http://example.com/", "mimetype": "text/html", "status": 200}'))
     {'urlkey': 'com,example)/', 'timestamp': '20140101000000', 'url': 'http://example.com/', 'mime': 'text/html', 'status': '200'}
     """
@@ -130,6 +131,7 @@ def entry_fields(entry: AnyEntry) -> dict[str, str]:
     ``status``, ``digest``, ``length``, ``offset``, ``filename`` and any others it has), as text.
 
     >>> from warckit.cdx.formats import CdxEntry
+    >>> from warckit.serve.fields import entry_fields
     >>> line = ('com,example,www,)/ 2014-01-03T03:03:21Z http://www.example.com/ sha1:B2LTWWPUOYAH7UIPQ7ZUPQ4VMBSVC36A '
     ...         'response a.warc.gz 333 {"length":1043,"status":200,"mime":"text/html"}')
     >>> entry_fields(CdxEntry.parse(line))

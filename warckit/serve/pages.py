@@ -14,17 +14,14 @@ import json
 import os
 from collections.abc import Iterator
 from itertools import islice
-from typing import IO, TYPE_CHECKING
+from typing import IO
 
 from ..cdx._bisect import bisect_left_line, previous_line_start
 from ..cdx._timestamps import lower_bound, upper_bound
 from ..cdx.formats import AnyEntry, parse_line
-from ..cdx.query import Index, _matches_filters, key_prefixes
+from ..cdx.query import Index, Query, _matches_filters, key_prefixes
 from ..cdx.zipnum import MAX_LINE, ZipNumIndex
 from ..errors import ParseError, UsageError
-
-if TYPE_CHECKING:
-    from .cdxapi import CdxRequest
 
 __all__ = ["DEFAULT_PAGE_SIZE", "page_count", "page_lines"]
 
@@ -32,7 +29,7 @@ __all__ = ["DEFAULT_PAGE_SIZE", "page_count", "page_lines"]
 DEFAULT_PAGE_SIZE = 10
 
 
-def _range(index: Index, req: CdxRequest) -> tuple[list[bytes], bytes, bytes]:
+def _range(index: Index, req: Query) -> tuple[list[bytes], bytes, bytes]:
     """The line prefixes of the look-up and pywb's ``[start, end)`` over them."""
     prefixes = sorted(p.encode("utf-8") for p in
                       key_prefixes(index.key_of(req.url), req.match, index.key_style, req.url))
@@ -69,11 +66,11 @@ def _last_line(fh: IO[bytes]) -> bytes:
 class _Plan:
     """The ``.idx`` lines of a look-up and the page arithmetic over them."""
 
-    def __init__(self, index: Index, req: CdxRequest) -> None:
+    def __init__(self, index: Index, req: Query, page_size: int | None) -> None:
         assert index.zipnum is not None
         self.zipnum: ZipNumIndex = index.zipnum
         self.prefixes, self.start, self.end = _range(index, req)
-        self.page_size = req.page_size or DEFAULT_PAGE_SIZE
+        self.page_size = page_size or DEFAULT_PAGE_SIZE
         with open(self.zipnum.idx_path, "rb") as fh:
             end_line = next(_search(fh, self.end), None)
             last_line = _last_line(fh)
@@ -126,9 +123,9 @@ class _Plan:
             yield line
 
 
-def page_count(index: Index, req: CdxRequest) -> bytes:
+def page_count(index: Index, q: Query, page_size: int | None) -> bytes:
     """The ``showNumPages`` answer: ``{"pages": …, "pageSize": …, "blocks": …}`` and a newline."""
-    plan = _Plan(index, req)
+    plan = _Plan(index, q, page_size)
     pages, blocks = plan.pages, plan.blocks
     if plan.first is not None and blocks == 0 and next(plan.block_lines(plan.first), None) is None:
         pages, blocks = 0, -1
@@ -137,26 +134,24 @@ def page_count(index: Index, req: CdxRequest) -> bytes:
     return (json.dumps({"pages": pages, "pageSize": plan.page_size, "blocks": blocks + 1}) + "\n").encode()
 
 
-def page_lines(index: Index, req: CdxRequest) -> Iterator[tuple[bytes, AnyEntry]]:
-    """The ``(line, entry)`` pairs of page ``req.page`` (0 when not given), with the
-    look-up's match and ``from`` / ``to`` applied.
+def page_lines(index: Index, q: Query, page: int, page_size: int | None) -> Iterator[tuple[bytes, AnyEntry]]:
+    """The ``(line, entry)`` pairs of *page* of the look-up *q* (its match and ``from`` /
+    ``to`` applied).
 
     Raises:
         UsageError: The page is out of range (raised by the call).
     """
-    plan = _Plan(index, req)
-    page = req.page or 0
+    plan = _Plan(index, q, page_size)
     if plan.first is None:
         return iter(())
     if page >= plan.pages:
         raise UsageError(f"page: page {page} invalid: the first page is 0, the last is {plan.pages - 1}")
-    return _page(index, req, plan, page)
+    return _page(index, q, plan, page)
 
 
-def _page(index: Index, req: CdxRequest, plan: _Plan, page: int) -> Iterator[tuple[bytes, AnyEntry]]:
-    q = req.query()
-    low = lower_bound(req.from_) if req.from_ else None
-    high = upper_bound(req.to) if req.to else None
+def _page(index: Index, q: Query, plan: _Plan, page: int) -> Iterator[tuple[bytes, AnyEntry]]:
+    low = lower_bound(q.from_) if q.from_ else None
+    high = upper_bound(q.to) if q.to else None
     prefixes = tuple(plan.prefixes)
     for idx_line in plan.idx_lines(page):
         for line in plan.block_lines(idx_line):
