@@ -57,6 +57,7 @@ def test_usage_errors_are_one_line_and_exit_2(site: dict[str, str], tmp_path: Pa
     (tmp_path / "broken.toml").write_text("host = \n")
     (tmp_path / "broken.yaml").write_text("host: [\n")
     (tmp_path / "badcoll.yaml").write_text("collections:\n  web:\n    index: 3\n")
+    (tmp_path / "badopt.toml").write_text('storage_options = ["novalue"]\n')
     cases = {
         (): "nothing to serve",
         ("bogus",): "NAME=INDEX: expected NAME=VALUE, not 'bogus'",
@@ -77,6 +78,8 @@ def test_usage_errors_are_one_line_and_exit_2(site: dict[str, str], tmp_path: Pa
         ("--config", "{tmp}/broken.toml"): "not valid TOML",
         ("--config", "{tmp}/broken.yaml"): "not valid YAML",
         ("--config", "{tmp}/badcoll.yaml"): "collections.web.index: expected a string or a list",
+        ("web={index}", "--storage-option", "novalue"): "--storage-option must be KEY=VALUE",
+        ("web={index}", "--config", "{tmp}/badopt.toml"): "--storage-option must be KEY=VALUE",
     }
     for argv, fragment in cases.items():
         message = _usage(capsys, [a.format(**site) for a in argv])

@@ -7,6 +7,7 @@ import importlib.util
 from typing import Any
 
 from ..errors import UsageError
+from ._common import add_storage_options
 
 
 def add_parser(subparsers: Any) -> None:
@@ -44,6 +45,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--replay", metavar="TEMPLATE",
                    help="Memento URIs of TimeMaps and TimeGates, e.g. "
                    "http://pywb:8080/NAME/{timestamp}/{url} (default: this server's /record)")
+    add_storage_options(p)
     p.set_defaults(func=run, _intermixed="indexes")
 
 
@@ -54,10 +56,13 @@ def run(args: argparse.Namespace) -> int:
     settings = load_config_file(args.config) if args.config else None
     config = build_config(args.indexes, archives=args.archive, writable=args.writable,
                           file_settings=settings, host=args.host, port=args.port,
-                          data=args.data, workers=args.workers, replay=args.replay)
+                          data=args.data, workers=args.workers, replay=args.replay,
+                          storage_options=args.storage_options or ())
     missing = [m for m in ("starlette", "uvicorn") if importlib.util.find_spec(m) is None]
     if missing:
         raise UsageError(f"needs {' and '.join(missing)}: pip install 'warckit[serve]'")
+    from ..serve.config import apply_storage_options
     from ..serve.server import serve
 
+    apply_storage_options(config)  # (the command line's are applied already; the file's too)
     return serve(config)

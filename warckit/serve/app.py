@@ -47,7 +47,7 @@ from .archives import (
     record_extent,
 )
 from .cdxapi import cdx_response, parse_cdx_request
-from .config import ServeConfig, index_kind
+from .config import ServeConfig, apply_storage_options, index_kind
 from .memento import timegate_response, timemap_response
 from .pump import Pump
 from .store import CdxStore, StoreError
@@ -380,4 +380,6 @@ def _body_lines(request: Request) -> Iterator[bytes]:
 def app_from_env() -> Starlette:
     """The app of a uvicorn worker process (``--workers``): the config comes in
     :data:`ENV_CONFIG`."""
-    return create_app(ServeConfig.from_json(os.environ[ENV_CONFIG]))
+    config = ServeConfig.from_json(os.environ[ENV_CONFIG])
+    apply_storage_options(config)
+    return create_app(config)

@@ -32,12 +32,13 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from ..errors import UsageError
-from ..io.remote import is_url
+from ..io.remote import add_storage_option, default_storage_options, is_url
 
 __all__ = ["CollectionSpec", "ServeConfig", "index_kind", "load_config_file", "parse_assignment"]
 
 #: Keys a config file may have at the top level, and in a collection.
-_TOP_KEYS = frozenset({"host", "port", "data", "workers", "replay", "collections"})
+_TOP_KEYS = frozenset({"host", "port", "data", "workers", "replay", "collections",
+                       "storage_options"})
 _COLLECTION_KEYS = frozenset({"index", "archive", "writable"})
 
 
@@ -61,6 +62,8 @@ class ServeConfig:
     workers: int = 1
     replay: str | None = None
     collections: tuple[CollectionSpec, ...] = field(default_factory=tuple)
+    #: fsspec options (``KEY=VALUE``, as ``--storage-option``) for URL indexes and archives.
+    storage_options: tuple[str, ...] = ()
 
     def to_json(self) -> str:
         """The config as JSON (how uvicorn worker processes receive it)."""
@@ -71,7 +74,7 @@ class ServeConfig:
         raw = json.loads(text)
         colls = tuple(CollectionSpec(c["name"], tuple(c["indexes"]), tuple(c["archives"]),
                                      bool(c["writable"])) for c in raw.pop("collections"))
-        return cls(collections=colls, **raw)
+        return cls(collections=colls, storage_options=tuple(raw.pop("storage_options")), **raw)
 
     def store_path(self, name: str) -> str:
         """The SQLite file of writable collection *name*."""
@@ -154,6 +157,8 @@ def load_config_file(path: str) -> dict[str, Any]:
             "writable": writable,
         }
     raw["collections"] = out_colls
+    if "storage_options" in raw:
+        raw["storage_options"] = _strings(raw["storage_options"], f"{path}: storage_options")
     if isinstance(raw.get("data"), str):
         raw["data"] = _relative(base, raw["data"])
     return raw
@@ -201,6 +206,7 @@ def build_config(
     data: str | None = None,
     workers: int | None = None,
     replay: str | None = None,
+    storage_options: Iterable[str] = (),
 ) -> ServeConfig:
     """Combine the config file's settings (*file_settings*) and the command line's.
 
@@ -270,10 +276,20 @@ def build_config(
                      1, 256),
         replay=replay if replay is not None else settings.get("replay"),
         collections=tuple(specs),
+        storage_options=(*settings.get("storage_options", ()), *storage_options),
     )
     if config.replay is not None and not isinstance(config.replay, str):
         raise UsageError(f"replay: expected a URL template, not {config.replay!r}")
+    for text in config.storage_options:
+        add_storage_option({}, text)  # checked here: a bad one is a usage error now
     return config
+
+
+def apply_storage_options(config: ServeConfig) -> None:
+    """Make *config*'s storage options the process default for URL inputs (a worker's too)."""
+    defaults = default_storage_options()
+    for text in config.storage_options:
+        add_storage_option(defaults, text)
 
 
 def _int(value: Any, what: str, low: int, high: int) -> int:
