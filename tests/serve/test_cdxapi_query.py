@@ -213,3 +213,22 @@ def test_json_output_is_json_lines(built: Built) -> None:  # noqa: F811
     rows = [json.loads(line) for line in body.splitlines()]
     assert [r["timestamp"] for r in rows] == sorted(r["timestamp"] for r in rows)
     assert rows[0]["urlkey"] == "com,example)/" and rows[0]["offset"] == "355"
+
+
+@pytest.mark.parametrize("form", ["cdx", "cdxj", "cdx11", "zipnum"])
+def test_pywb_reads_every_form(built: Built, form: str) -> None:  # noqa: F811
+    """What pywb's remote index source asks (``closest=…&sort=closest&limit=100&matchType=exact``)
+    gets lines pywb's ``CDXObject`` reads into the capture it needs to replay."""
+    from pywb.warcserver.index.cdxobject import CDXObject
+
+    params = [("url", "http://www.iana.org/_js/2013.1/jquery.js"), ("closest", "20140126200900"),
+              ("sort", "closest"), ("limit", "100"), ("matchType", "exact")]
+    body = ours([getattr(built, form)], params)[1]
+    reference = ours([built.cdxj], params)[1]
+    got = [CDXObject(line) for line in body.splitlines()]
+    want = [CDXObject(line) for line in reference.splitlines()]
+    assert len(got) == len(want) == 17
+    for g, w in zip(got, want, strict=True):
+        for name in ("urlkey", "timestamp", "url", "length", "offset", "filename"):
+            assert g[name] == w[name], name
+        assert g["digest"].removeprefix("sha1:") == w["digest"].removeprefix("sha1:") != ""

@@ -137,3 +137,15 @@ def test_http_dates() -> None:
     assert parse_http_date("Sun, 26 Jan 2014 20:06:24 GMT") == 1390766784
     with pytest.raises(UsageError):
         parse_http_date("Sun, 26 Jan 2014 20:06:24 EST")
+
+
+def test_uris_are_ascii_and_closed(built: Built) -> None:  # noqa: F811
+    """A URL with non-ASCII, ``>`` or ``"`` is percent-encoded in links and headers."""
+    url = 'http://example.com/caf\u00e9>"x'
+    status, headers, _ = timegate_response([Index(built.cdxj)], url, None, base=BASE, coll="c", replay=None)
+    assert status == 404
+    assert headers["Link"] == ('<http://example.com/caf%C3%A9%3E%22x>; rel="original", '
+                               f'<{BASE}/c/timemap/link/http://example.com/caf%C3%A9%3E%22x>; rel="timemap"; '
+                               'type="application/link-format"')
+    assert all(v.isascii() for v in headers.values())
+    assert _timemap(built.cdxj, url).startswith(b'<http://example.com/caf%C3%A9%3E%22x>; rel="original",\n')

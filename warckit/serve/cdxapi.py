@@ -376,7 +376,9 @@ def _format(found: Iterator[Found], req: CdxRequest) -> Iterator[str]:
         elif output == "json":
             rec = pywb_record(entry)
             if fl is None:
-                yield json.dumps({k: v for k, v in rec.items() if not k.startswith("_")}) + "\n"
+                if any(name[:1] == "_" for name in rec):  # pywb leaves these out
+                    rec = {k: v for k, v in rec.items() if not k.startswith("_")}
+                yield json.dumps(rec) + "\n"
             else:
                 yield json.dumps({name: rec[name] for name in fl if name in rec}) + "\n"
         elif fl is None:

@@ -109,7 +109,13 @@ def pywb_record(entry: AnyEntry) -> dict[str, Any]:
     """
     if isinstance(entry, CdxjEntry):
         rec: dict[str, Any] = {"urlkey": entry.urlkey, "timestamp": entry.timestamp}
-        for name, value in entry.fields.items():
+        fields = entry.fields
+        url = fields.get("url")
+        if (fields.keys().isdisjoint(FIELD_ALIASES) and type(fields.get("status")) is not int
+                and (not isinstance(url, str) or url.isascii())):
+            rec.update(fields)  # the common case: nothing to rename or encode
+            return rec
+        for name, value in fields.items():
             name = FIELD_ALIASES.get(name, name)
             if name == "url":
                 value = _quoted_url(value)

@@ -14,7 +14,7 @@ import calendar
 import time
 from collections.abc import Iterator, Sequence
 from email.utils import formatdate, parsedate_tz
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from ..cdx._timestamps import record_key, seconds_of
 from ..cdx.formats import AnyEntry, CdxEntry
@@ -71,16 +71,26 @@ def _seconds(entry: AnyEntry) -> float:
     return seconds_of(record_key(entry.timestamp))
 
 
+#: What stays as it is in a URI written into a link or a header: RFC 3986's reserved and
+#: unreserved characters and ``%``. The rest (space, ``<>"``, non-ASCII) is
+#: percent-encoded: a ``>`` would end the link, and headers must be ASCII.
+_URI_SAFE = ":/?#[]@!$&'()*+,;=%~"
+
+
+def _uri(text: str) -> str:
+    return quote(text, safe=_URI_SAFE)
+
+
 def _uris(url: str, base: str, coll: str) -> tuple[str, str]:
     """The TimeGate and TimeMap URIs of *url* on this service."""
-    return f"{base}/{coll}/timegate/{url}", f"{base}/{coll}/timemap/link/{url}"
+    return _uri(f"{base}/{coll}/timegate/{url}"), _uri(f"{base}/{coll}/timemap/link/{url}")
 
 
 def _memento_uri(entry: AnyEntry, base: str, coll: str, replay: str | None) -> str:
     rec = pywb_record(entry)
     if replay:
         ts = record_key(entry.timestamp)[:14]
-        return replay.replace("{timestamp}", ts).replace("{url}", str(rec.get("url", entry.original_url)))
+        return _uri(replay.replace("{timestamp}", ts).replace("{url}", str(rec.get("url", entry.original_url))))
     query = {"filename": str(rec.get("filename", "")), "offset": str(rec.get("offset", ""))}
     length = rec.get("length")
     if length not in (None, "-", ""):
@@ -108,7 +118,7 @@ def timemap_response(sources: Sequence[Source], url: str, *, base: str, coll: st
     timegate, timemap = _uris(url, base, coll)
 
     def body() -> Iterator[bytes]:
-        yield f'<{url}>; rel="original",\n<{timegate}>; rel="timegate",\n'.encode()
+        yield f'<{_uri(url)}>; rel="original",\n<{timegate}>; rel="timegate",\n'.encode()
         previous: tuple[str, float] | None = None  # a link's rel waits for the next memento
         count = 0
         earliest = latest = 0.0
@@ -152,7 +162,7 @@ def timegate_response(sources: Sequence[Source], url: str, accept_datetime: str 
     else:
         stamp = time.strftime("%Y%m%d%H%M%S", time.gmtime(wanted))
         best = next(_closest(found, stamp, 1), None)
-    links = f'<{url}>; rel="original", <{timemap}>; rel="timemap"; type="{LINK_FORMAT}"'
+    links = f'<{_uri(url)}>; rel="original", <{timemap}>; rel="timemap"; type="{LINK_FORMAT}"'
     if best is None:
         return 404, {**vary, "Link": links}, f"no memento of {url} in {coll}\n".encode()
     entry = best[1]
