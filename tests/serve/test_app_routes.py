@@ -49,6 +49,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object]
     (root / "secret.warc").write_bytes(b"WARC/1.1\r\nnot to be served\r\n")
     os.symlink(root / "secret.warc", warcs / "escape.warc")  # leads outside: refused
     os.symlink("iana.warc.gz", warcs / "alias.warc.gz")  # stays inside: served
+    shutil.copyfile(CORPUS / WARCS["iana.warc.gz"], warcs / ".hidden.warc")
     # all.cdxj beside the WARCs (its default archive); a and b stacked elsewhere.
     _index(warcs / "all.cdxj", *(warcs / n for n in WARCS))
     _index(idx / "a.cdxj", warcs / "example.warc.gz", warcs / "warcio-example.warc")
@@ -201,6 +202,7 @@ def test_warcs_serves_nothing_outside_the_archive(site: dict[str, object]) -> No
     for path in ("/web/warcs/escape.warc", "/web/warcs/..%2Fsecret.warc", "/web/warcs/..",
                  "/web/warcs/%2e%2e", "/web/warcs/..%2f..%2fetc%2fpasswd",
                  "/web/warcs/missing.warc.gz", "/web/warcs/%00x", "/web/warcs/..%5Csecret.warc",
+                 "/web/warcs/all.cdxj", "/web/warcs/.hidden.warc",  # not a WARC; hidden
                  "/nowhere/warcs/iana.warc.gz"):
         got = server.get(path)
         assert got.status == 404, path

@@ -153,7 +153,7 @@ def _mapped(endpoint: Endpoint) -> Endpoint:
     async def wrapper(request: Request) -> Response:
         try:
             return await endpoint(request)
-        except (WarckitError, OSError, LookupError, ReadOnly) as exc:
+        except (WarckitError, OSError, UnknownCollection, FileNotInArchive, ReadOnly) as exc:
             return error_response(exc)
 
     wrapper.__name__ = endpoint.__name__

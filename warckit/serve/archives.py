@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from ..errors import ParseError, RecordParseError, RemoteError, UsageError
 from ..io.remote import is_url
-from ..io.sources import open_source
+from ..io.sources import ARCHIVE_SUFFIXES, open_source
 from ..read.reader import open_archive
 
 __all__ = [
@@ -59,13 +59,21 @@ _SAFE_NAME = re.compile(r"[^/\\\x00]+")
 
 
 def check_filename(name: str) -> None:
-    """Refuse anything but a plain file name.
+    """Refuse anything but the plain file name of a WARC or ARC file.
+
+    Only names ending in :data:`~warckit.io.sources.ARCHIVE_SUFFIXES` are served: the
+    default archive location is the index's directory, which may hold other files (the
+    index itself, configuration) that are not the archive's to give away.
 
     Raises:
-        FileNotInArchive: *name* has a path separator, NUL, or is ``.``/``..``/empty.
+        FileNotInArchive: *name* has a path separator or NUL, starts with a dot, or is
+            not a WARC/ARC file name.
     """
-    if not _SAFE_NAME.fullmatch(name) or name in (".", "..") or name.startswith(".."):
+    if not _SAFE_NAME.fullmatch(name) or name.startswith("."):
         raise FileNotInArchive(f"not a file name: {name!r}")
+    if not name.lower().endswith(ARCHIVE_SUFFIXES):
+        raise FileNotInArchive(f"not a WARC or ARC file name ({', '.join(ARCHIVE_SUFFIXES)}): "
+                               f"{name!r}")
 
 
 class Archives:
