@@ -411,3 +411,23 @@ def test_responses_stream_in_chunks(site: dict[str, object]) -> None:
         conn.close()
     finally:
         big.unlink()
+
+
+def test_parquet_index_collection(tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes]) -> None:
+    pytest.importorskip("pyarrow")
+    pytest.importorskip("duckdb")
+    if not CORPUS.is_dir():
+        pytest.skip("../shared/corpus not available (set WARCKIT_CORPUS)")
+    warcs = [CORPUS / WARCS["iana.warc.gz"], CORPUS / WARCS["example.warc.gz"]]
+    assert main(["index", "-f", "parquet", "-o", str(tmp_path / "pq"), *map(str, warcs)]) == 0
+    server = Server([f"pq={tmp_path / 'pq'}", "--archive", f"pq={CORPUS / 'pywb'}"], cwd=tmp_path)
+    try:
+        for url, match in (("http://www.iana.org/", "exact"), ("iana.org", "domain"),
+                           ("example.com/", "prefix")):
+            want = _query(capfdbinary, "--match", match, str(tmp_path / "pq"), url)
+            got = server.get(f"/pq/cdx?url={url}&matchType={match}&output=text")
+            assert got.status == 200 and want
+            assert got.body == want, url
+        assert server.get("/pq/warcs/iana.warc.gz").body == warcs[0].read_bytes()
+    finally:
+        assert server.stop() == 0
