@@ -46,8 +46,8 @@ def test_every_format_becomes_pywb_cdxj(store: CdxStore) -> None:
 
 def test_key_is_made_again_from_the_url(store: CdxStore) -> None:
     # a new-style key, a wrong key and a missing key all become cdx_key(url)
-    store.add([b'whatever 20140101000000 {"url": "http://WWW.Example.com:80/X?b=2&a=1", '
-               b'"offset": "1", "filename": "f"}\n',
+    store.add([(b'whatever 20140101000000 {"url": "http://WWW.Example.com:80/X?b=2&a=1", '
+               b'"offset": "1", "filename": "f"}\n'),
                b"- 20140101000000 http://example.org/ - - - - 5 f\n"])
     keys = [line.split(b" ")[0] for line in store.iter_prefix(b"")]
     assert keys == [b"com,example)/x?a=1&b=2", b"org,example)/"]
@@ -55,8 +55,8 @@ def test_key_is_made_again_from_the_url(store: CdxStore) -> None:
 
 def test_post_keys_keep_their_method_query(store: CdxStore) -> None:
     store.add([
-        b'com,example)/api?__wb_method=post&q=1 20200101000000 {"url": "http://example.com/api", '
-        b'"method": "POST", "requestBody": "q=1", "offset": "1", "filename": "f"}\n',
+        (b'com,example)/api?__wb_method=post&q=1 20200101000000 {"url": "http://example.com/api", '
+        b'"method": "POST", "requestBody": "q=1", "offset": "1", "filename": "f"}\n'),
         b"com,example)/form?__wb_method=post&a=b 20200101000000 http://example.com/form - 200 D - 2 f\n",
     ])
     keys = [line.split(b" ")[0] for line in store.iter_prefix(b"")]
@@ -152,10 +152,10 @@ def test_a_legend_says_how_to_read_the_classic_lines_after_it(store: CdxStore) -
     store.add([line.replace(b"/x", b"/y")])
     got = list(store.iter_prefix(b""))
     assert got == [
-        b'com,example)/x 20140101000000 {"url": "http://example.com/x", "mime": "text/html", '
-        b'"status": "200", "digest": "D", "offset": "77", "filename": "f.warc"}\n',
-        b'com,example)/y 20140101000000 {"url": "http://example.com/y", "mime": "text/html", '
-        b'"status": "200", "digest": "D", "offset": "77", "filename": "f.warc"}\n',
+        (b'com,example)/x 20140101000000 {"url": "http://example.com/x", "mime": "text/html", '
+        b'"status": "200", "digest": "D", "offset": "77", "filename": "f.warc"}\n'),
+        (b'com,example)/y 20140101000000 {"url": "http://example.com/y", "mime": "text/html", '
+        b'"status": "200", "digest": "D", "offset": "77", "filename": "f.warc"}\n'),
     ]
 
 

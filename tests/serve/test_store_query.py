@@ -84,7 +84,7 @@ def test_limit_closest_and_filters_answer_as_the_file(pair: tuple[CdxStore, Path
 
 
 def test_a_store_merges_with_files(pair: tuple[CdxStore, Path], tmp_path: Path) -> None:
-    store, cdxj = pair
+    _store, cdxj = pair
     # half the lines in a file, half in the store: the merged answer is the whole file's
     lines = cdxj.read_bytes().splitlines(keepends=True)
     half = tmp_path / "half.cdxj"

@@ -56,10 +56,13 @@ class StoredLine:
         line: The pywb CDXJ line, UTF-8, ending ``\\n``.
         ident: 16-byte digest of (key, 14-digit timestamp, filename, offset): what makes
             two lines the same capture (OutbackCDX's key since its index version 4).
+        head: ``key timestamp `` (with the space): every line of the same capture
+            starts with it.
     """
 
     line: bytes
     ident: bytes
+    head: bytes
 
 
 def capture_ident(key: str, timestamp: str, filename: str, offset: str) -> bytes:
@@ -70,15 +73,18 @@ def capture_ident(key: str, timestamp: str, filename: str, offset: str) -> bytes
 
 def _timestamp14(value: str) -> str:
     """*value* (14-digit of any precision or W3C) as 14 digits; BadLine when it is no date."""
-    if value in ("", "-"):
-        raise BadLine("missing timestamp")
-    try:
-        digits = digits_of(value)
-        ts = to_14_digits(value)
-    except ValueError:
-        raise BadLine(f"bad timestamp {value!r}") from None
-    if len(digits) < 4:
-        raise BadLine(f"bad timestamp {value!r}")
+    if len(value) == 14 and value.isdigit() and value.isascii():
+        ts = value  # the common case
+    else:
+        if value in ("", "-"):
+            raise BadLine("missing timestamp")
+        try:
+            digits = digits_of(value)
+            ts = to_14_digits(value)
+        except ValueError:
+            raise BadLine(f"bad timestamp {value!r}") from None
+        if len(digits) < 4:
+            raise BadLine(f"bad timestamp {value!r}")
     year, month, day = int(ts[0:4]), int(ts[4:6]), int(ts[6:8])
     hour, minute, second = int(ts[8:10]), int(ts[10:12]), int(ts[12:14])
     if not (1 <= month <= 12 and 1 <= day <= calendar.monthrange(max(year, 1), month)[1]
@@ -121,8 +127,8 @@ def _key(url: str, given_key: str, method: object, body: object) -> str:
 
 
 def _stored(key: str, ts: str, json_text: str, filename: str, offset: str) -> StoredLine:
-    line = f"{key} {ts} {json_text}\n".encode()
-    return StoredLine(line, capture_ident(key, ts, filename, offset))
+    head = f"{key} {ts} ".encode()
+    return StoredLine(head + f"{json_text}\n".encode(), capture_ident(key, ts, filename, offset), head)
 
 
 class LineConverter:

@@ -42,15 +42,25 @@ POOL_SIZE = 8
 
 _SCHEMA = """
 CREATE TABLE captures (
-    line BLOB PRIMARY KEY,     -- pywb CDXJ line with its newline: memcmp order = a sorted file's
-    ident BLOB NOT NULL UNIQUE -- capture identity (key, timestamp, filename, offset), 16 bytes
+    line BLOB PRIMARY KEY,  -- pywb CDXJ line with its newline: memcmp order = a sorted file's
+    ident BLOB NOT NULL     -- capture identity (key, timestamp, filename, offset), 16 bytes
 ) WITHOUT ROWID;
 """
-#: Per-connection staging tables: a batch is converted into them before the write lock is taken.
+#: Per-connection staging table: a batch is converted into it before the write lock is
+#: taken. The first ``head`` bytes of ``line`` are its key and timestamp (and a space):
+#: a stored line of the same capture starts with them too, so a range seek finds it
+#: (no second index on ``ident``).
 _STAGING = """
-CREATE TEMP TABLE IF NOT EXISTS batch (line BLOB NOT NULL, ident BLOB NOT NULL);
-CREATE TEMP TABLE IF NOT EXISTS doomed (ident BLOB PRIMARY KEY) WITHOUT ROWID;
+CREATE TEMP TABLE IF NOT EXISTS batch (line BLOB NOT NULL, ident BLOB NOT NULL,
+                                       head INTEGER NOT NULL);
 """
+#: Stored lines of the captures staged (CROSS JOIN: the batch drives, each a range seek;
+#: ``substr`` of a BLOB is a BLOB, and ``!`` is the byte after the space).
+_STAGED_CAPTURES = (
+    "SELECT c.line FROM temp.batch AS b CROSS JOIN main.captures AS c "
+    "ON c.line >= substr(b.line, 1, b.head) "
+    "AND c.line < CAST(substr(b.line, 1, b.head - 1) || '!' AS BLOB) "
+    "WHERE c.ident = b.ident")
 #: Connections inherited through fork: never used nor closed in the child.
 _INHERITED: list[sqlite3.Connection] = []
 
@@ -324,22 +334,19 @@ class CdxStore(Index):
             # Stage first (temp tables: no lock on the store while a slow client posts),
             # then apply in one short write transaction.
             conn.execute("BEGIN")
-            if delete:
-                conn.executemany("INSERT OR IGNORE INTO temp.doomed VALUES (?)",
-                                 ((s.ident,) for s in converted()))
-            else:
-                conn.executemany("INSERT INTO temp.batch VALUES (?, ?)",
-                                 ((s.line, s.ident) for s in converted()))
+            conn.executemany("INSERT INTO temp.batch VALUES (?, ?, ?)", (
+                (s.line, s.ident, len(s.head)) for s in converted()))
+            if not delete:  # of two lines of one capture, the one posted last stays
+                conn.execute("DELETE FROM temp.batch WHERE rowid NOT IN "
+                             "(SELECT max(rowid) FROM temp.batch GROUP BY ident)")
             conn.execute("COMMIT")
             conn.execute("BEGIN IMMEDIATE")
             before = conn.total_changes
-            if delete:
-                conn.execute("DELETE FROM main.captures WHERE ident IN (SELECT ident FROM temp.doomed)")
-            else:
-                # rowid order: of two lines for one capture, the one posted last stays.
-                conn.execute("INSERT OR REPLACE INTO main.captures (line, ident) "
-                             "SELECT line, ident FROM temp.batch ORDER BY rowid")
+            conn.execute(f"DELETE FROM main.captures WHERE line IN ({_STAGED_CAPTURES})")
             removed = conn.total_changes - before
+            if not delete:
+                conn.execute("INSERT INTO main.captures (line, ident) "
+                             "SELECT line, ident FROM temp.batch ORDER BY line")
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
             raise self._error(exc) from None
@@ -347,7 +354,7 @@ class CdxStore(Index):
             try:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
-                conn.execute("DELETE FROM temp.doomed" if delete else "DELETE FROM temp.batch")
+                conn.execute("DELETE FROM temp.batch")
             except sqlite3.Error:
                 pass
             self._release(conn)
