@@ -256,6 +256,8 @@ def test_signal_finishes_a_slow_download_then_exits_0(site: dict[str, str], tmp_
     server.stop()
     assert "Traceback" not in server.stderr()
     assert "Shutting down" in server.stderr()
+    assert server.proc.stdout is not None and server.proc.stdout.read() == b""  # logs: stderr
+    assert '"GET /web/warcs/big.warc HTTP/1.1" 200' in server.stderr()
 
 
 def test_damaged_index_exits_1_before_listening(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
