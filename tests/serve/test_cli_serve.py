@@ -4,6 +4,7 @@ processes, and a graceful shutdown (SIGTERM/SIGINT finish what is in flight, exi
 from __future__ import annotations
 
 import hashlib
+import http.client
 import json
 import os
 import re
@@ -13,6 +14,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import child
@@ -270,3 +272,43 @@ def test_damaged_index_exits_1_before_listening(tmp_path: Path, capsys: pytest.C
     assert len(lines) == 1 and lines[0].startswith(f"warckit serve: error: {bad}, offset 0: "), lines
     with socket.socket() as s:  # the port was never taken
         s.bind(("127.0.0.1", port))
+
+
+def _peak_rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmHWM")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc")
+def test_a_large_ingest_streams_in_bounded_memory(tmp_path: Path) -> None:
+    server = Server(["--writable", "inbox", "--data", str(tmp_path / "data")], cwd=tmp_path)
+    lines, size = 200_000, 0
+
+    def body() -> Iterator[bytes]:
+        nonlocal size
+        for start in range(0, lines, 5000):
+            chunk = b"".join(
+                b'org,big,h%d)/p/%d 20240101000000 {"url": "http://h%d.big.org/p/%d", '
+                b'"mime": "text/html", "status": "200", "filename": "x.warc.gz", '
+                b'"offset": "%d", "length": "100"}\n' % (i % 1000, i, i % 1000, i, i)
+                for i in range(start, start + 5000))
+            size += len(chunk)
+            yield chunk
+
+    try:
+        before = _peak_rss_kib(server.proc.pid)
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=600)
+        conn.request("POST", "/inbox", body=body(), encode_chunked=True)
+        resp = conn.getresponse()
+        assert resp.status == 200 and json.loads(resp.read()) == {"added": lines, "skipped": []}
+        conn.close()
+        grown = (_peak_rss_kib(server.proc.pid) - before) * 1024
+        assert size > 30 << 20
+        assert grown < size // 2, (grown, size)  # the body was never held whole
+        got = server.get("/inbox/cdx?url=h7.big.org&matchType=host&output=cdxj")
+        assert len(got.body.splitlines()) == lines // 1000
+    finally:
+        assert server.stop() == 0
