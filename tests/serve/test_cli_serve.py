@@ -220,6 +220,7 @@ def test_workers(site: dict[str, str], tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc")
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_signal_finishes_a_slow_download_then_exits_0(site: dict[str, str], tmp_path: Path,
                                                       sig: int) -> None:
@@ -230,6 +231,7 @@ def test_signal_finishes_a_slow_download_then_exits_0(site: dict[str, str], tmp_
         fh.writelines(block for _ in range(size >> 20))
     want = hashlib.sha256(block * (size >> 20)).hexdigest()
     server = Server([f"web={site['index']}"], cwd=tmp_path)
+    before = _peak_rss_kib(server.proc.pid)
     s = socket.socket()
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 16)  # a slow reader: small window
     s.settimeout(60)
@@ -254,6 +256,7 @@ def test_signal_finishes_a_slow_download_then_exits_0(site: dict[str, str], tmp_
         received += len(chunk)
     s.close()
     assert received == size and digest.hexdigest() == want
+    assert (_peak_rss_kib(server.proc.pid) - before) * 1024 < size // 4  # streamed, not held
     assert server.proc.wait(60) == 0
     server.stop()
     assert "Traceback" not in server.stderr()
