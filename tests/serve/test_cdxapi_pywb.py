@@ -152,3 +152,49 @@ def test_pywb_zipnum_sample(case: list[tuple[str, str]]) -> None:
     body = ours([idx], case)[1]
     assert body == pywb([idx], case)
     assert body
+
+
+def test_random_requests_as_pywb(built: Built) -> None:  # noqa: F811
+    """Seeded random mixes of every parameter: pywb's bytes each time (refused requests,
+    from after to or an empty filter, which pywb answers empty or unfiltered, aside)."""
+    import random
+
+    from warckit.errors import UsageError
+
+    lines = built.cdxj.read_bytes().splitlines()
+    keys = sorted({line.split(b" ")[0].decode() for line in lines})
+    stamps = sorted({line.split(b" ")[1].decode() for line in lines})
+    names = ["status", "mime", "url", "urlkey", "digest", "length", "offset", "filename", "timestamp",
+             "mimetype", "statuscode", "s", "l", "nosuch"]
+    rng = random.Random(11)
+    compared = 0
+    for _ in range(400):
+        sources = rng.choice([[built.cdxj], [built.cdx11], [built.cdxj_a, built.cdxj_b]])
+        host, _, path = rng.choice(keys).partition(")")
+        match = rng.choice(["exact", "exact", "prefix", "host", "domain"])
+        params = [("url", ".".join(reversed(host.split(","))) + path), ("matchType", match)]
+        for bound in ("from", "to"):
+            if rng.random() < 0.3:
+                params.append((bound, rng.choice(stamps)[: rng.choice([4, 8, 10, 12, 14])]))
+        r = rng.random()
+        if r < 0.25 and match == "exact":
+            params.append(("closest", rng.choice(stamps)))
+        elif r < 0.45:
+            params.append(("sort", "reverse"))
+        if rng.random() < 0.5:
+            params.append(("limit", str(rng.randrange(1, 20))))
+        for _ in range(rng.choice([0, 0, 1, 2])):
+            value = rng.choice(["200", "text", "3", "warc/revisit", "", "iana", "^h", "1"])
+            mod = rng.choice(["", "=", "~", "!", "!=", "!~"])
+            field = rng.choice(names) + ":" if rng.random() < 0.9 else ""
+            params.append(("filter", f"{mod}{field}{value}"))
+        if rng.random() < 0.4:
+            params.append(("fl", ",".join(rng.sample(names, rng.randrange(1, 4)))))
+        params.append(("output", rng.choice(OUTPUTS)))
+        try:
+            body = ours(sources, params)[1]
+        except UsageError:
+            continue
+        assert body == pywb(sources, params), params
+        compared += 1
+    assert compared > 380
