@@ -14,7 +14,6 @@ from __future__ import annotations
 import calendar
 import hashlib
 import json
-import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -41,7 +40,6 @@ _DEFAULT_LEGENDS = {
     10: ("N", "b", "a", "m", "s", "k", "r", "M", "V", "g"),
     9: ("N", "b", "a", "m", "s", "k", "r", "V", "g"),
 }
-_METHOD_TAIL = re.compile(r"[?&](__wb_method=.*)$", re.IGNORECASE)
 
 
 class BadLine(ValueError):
@@ -111,8 +109,9 @@ def _key(url: str, given_key: str, method: object, body: object) -> str:
     """``cdx_key`` of *url*, with the ``__wb_method`` query of a POST / PUT capture.
 
     The method and body come from the line's fields (CDXJ ``method`` / ``requestBody``,
-    new-style ``method`` / ``request_body``) when it has them, else the tail of the key it
-    carries is kept (a classic line has nothing else; OutbackCDX does the same).
+    new-style ``method`` / ``request_body``) when it has them. A classic line has only
+    its key: one with a ``__wb_method`` query is kept when the rest of it is the URL's
+    key (the query cannot be rebuilt: SURT sorts the body's fields among the URL's).
     """
     if isinstance(method, str) and method and (body is not None or "__wb_method=" in given_key.lower()):
         suffix = ("&" if "?" in url else "?") + "__wb_method=" + method.upper()
@@ -120,9 +119,9 @@ def _key(url: str, given_key: str, method: object, body: object) -> str:
             suffix += "&" + body
         return _keys.cdx_key(url + suffix)
     key = _keys.cdx_key(url)
-    tail = _METHOD_TAIL.search(given_key)
-    if tail is not None and "__wb_method=" not in key.lower():
-        key += ("&" if "?" in key else "?") + tail.group(1)
+    if ("__wb_method=" in given_key and "__wb_method=" not in key
+            and given_key.split("?", 1)[0] == key.split("?", 1)[0]):
+        return given_key
     return key
 
 
