@@ -89,6 +89,9 @@ def test_home_lists_the_collections(site: dict[str, object]) -> None:
         {"name": "inbox", "writable": True, "indexes": 1,
          "cdx": f"http://127.0.0.1:{port}/inbox/cdx"},
     ]}
+    assert json.loads(server.get("/stack").body) == got["collections"][1]
+    missing = server.get("/nowhere")
+    assert missing.status == 404 and missing.text == "no collection named 'nowhere'\n"
 
 
 @pytest.mark.parametrize(("url", "match"), [

@@ -3,6 +3,7 @@
 Routes (docs/serve.rst):
 
 ``GET /``                                  the collections, JSON
+``GET /{coll}``                            one collection, JSON
 ``GET /{coll}/cdx``                        the CDX server API (:mod:`warckit.serve.cdxapi`)
 ``GET|HEAD /{coll}/warcs/{filename}``      a WARC file, single ``Range`` (206/416)
 ``GET /{coll}/record``                     one record: ``filename``, ``offset`` [, ``length``]
@@ -207,11 +208,15 @@ def create_app(config: ServeConfig, collections: dict[str, Collection] | None = 
     def base(request: Request) -> str:
         return f"{request.url.scheme}://{request.url.netloc}"
 
+    def about(request: Request, c: Collection) -> dict[str, Any]:
+        return {"name": c.name, "writable": c.store is not None, "indexes": len(c.sources),
+                "cdx": f"{base(request)}/{c.name}/cdx"}
+
     async def home(request: Request) -> Response:
-        return JSONResponse({"collections": [
-            {"name": c.name, "writable": c.store is not None, "indexes": len(c.sources),
-             "cdx": f"{base(request)}/{c.name}/cdx"}
-            for c in colls.values()]})
+        return JSONResponse({"collections": [about(request, c) for c in colls.values()]})
+
+    async def one(request: Request) -> Response:
+        return JSONResponse(about(request, collection(request)))
 
     async def cdx(request: Request) -> Response:
         coll = collection(request)
@@ -328,6 +333,7 @@ def create_app(config: ServeConfig, collections: dict[str, Collection] | None = 
         Route("/{coll}/timegate/{url:path}", _mapped(timegate), methods=["GET"]),
         Route("/{coll}/delete", _mapped(delete), methods=["POST"]),
         Route("/{coll}", _mapped(add), methods=["POST"]),
+        Route("/{coll}", _mapped(one), methods=["GET"]),
     ]
     return Starlette(routes=routes, lifespan=lifespan)
 

@@ -75,7 +75,8 @@ def serve(config: ServeConfig) -> int:
             coll.close()
         raise
     shown = sock.getsockname()
-    print(f"warckit serve: {len(collections)} collection(s) on http://{config.host}:{shown[1]}/",
+    host = f"[{config.host}]" if ":" in config.host else config.host
+    print(f"warckit serve: {len(collections)} collection(s) on http://{host}:{shown[1]}/",
           file=sys.stderr, flush=True)
     options: dict[str, Any] = {"log_config": log_config(), "lifespan": "on",
                                "timeout_graceful_shutdown": None, "server_header": False}
