@@ -13,6 +13,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -206,13 +207,33 @@ def test_serves_from_a_config_file_and_keeps_ingested_lines(site: dict[str, str]
 
 
 def test_workers(site: dict[str, str], tmp_path: Path) -> None:
-    server = Server([f"web={site['index']}", "--workers", "2"], cwd=tmp_path)
+    server = Server([f"web={site['index']}", "--workers", "2", "--writable", "inbox",
+                     "--data", str(tmp_path / "data")], cwd=tmp_path)
     try:
         want = Path(site["index"]).read_bytes()
         want = b"".join(ln for ln in want.splitlines(keepends=True) if ln.startswith(b"org,iana)/ "))
         for _ in range(8):
             got = server.get("/web/cdx?url=http://www.iana.org/&output=cdxj")
             assert got.status == 200 and got.body == want
+        # Both processes write the one store; nothing is lost.
+        failures: list[str] = []
+
+        def post(w: int) -> None:
+            for b in range(10):
+                body = b"".join(b'org,workers)/%d/%d/%d 20240101000000 {"url": "http://workers.org/%d/%d/%d"}\n'
+                                % (w, b, i, w, b, i) for i in range(20))
+                got = request(server.port, "/inbox", method="POST", body=body)
+                if got.status != 200:
+                    failures.append(repr(got))
+
+        threads = [threading.Thread(target=post, args=(w,)) for w in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert failures == []
+        got = server.get("/inbox/cdx?url=workers.org&matchType=host&output=cdxj")
+        assert len(got.body.splitlines()) == 4 * 10 * 20
     finally:
         assert server.stop() == 0
     pids = set(re.findall(r"Started server process \[(\d+)\]", server.stderr()))
