@@ -54,8 +54,8 @@ class StoredLine:
         line: The pywb CDXJ line, UTF-8, ending ``\\n``.
         ident: 16-byte digest of (key, 14-digit timestamp, filename, offset): what makes
             two lines the same capture (OutbackCDX's key since its index version 4).
-        head: ``key timestamp `` (with the space): every line of the same capture
-            starts with it.
+        head: The key, the timestamp and a space after each: every line of the same
+            capture starts with it.
     """
 
     line: bytes
