@@ -129,3 +129,17 @@ def test_processes_creating_one_store_at_once(tmp_path: Path) -> None:
     assert [p.exitcode for p in procs] == [0] * 5
     with CdxStore(path) as s:
         assert len(list(s.iter_prefix(b""))) == 5 * BATCH
+
+
+def test_text_prefixes_and_text_lines_work_as_bytes(store: CdxStore) -> None:
+    store.add([LINE.decode() + "\n"])  # type: ignore[list-item]
+    assert list(store.iter_prefix("com,example)/ ")) == [LINE + b"\n"]  # type: ignore[arg-type]
+    assert list(store.iter_prefix(bytearray(b"com,example)/"))) == [LINE + b"\n"]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("bad", [b"\x00", b"\t", b"\x1b", b"\x7f"])
+def test_a_control_character_makes_a_bad_line(store: CdxStore, bad: bytes) -> None:
+    line = b"com,example)/ 20140101000000 http://example.com/ text/html 200 D - - 1 0 f" + bad + b"x\n"
+    with pytest.raises(IngestLineError, match=f"line 1: control character {ord(bad):#04x} at column 75"):
+        store.add([line])
+    assert store.add([b"\t \n", LINE]).count == 1  # a line of blanks is a blank line

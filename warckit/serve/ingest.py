@@ -14,6 +14,7 @@ from __future__ import annotations
 import calendar
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +41,9 @@ _DEFAULT_LEGENDS = {
     10: ("N", "b", "a", "m", "s", "k", "r", "M", "V", "g"),
     9: ("N", "b", "a", "m", "s", "k", "r", "V", "g"),
 }
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 class BadLine(ValueError):
@@ -142,6 +146,8 @@ class LineConverter:
         Raises:
             BadLine: The line cannot be stored (the message says why).
         """
+        if isinstance(raw, str):  # be kind to callers with text lines
+            raw = raw.encode("utf-8")
         if len(raw) > MAX_LINE + 2:
             raise BadLine(f"line longer than {MAX_LINE} bytes")
         try:
@@ -149,10 +155,14 @@ class LineConverter:
         except UnicodeDecodeError as exc:
             raise BadLine(f"not UTF-8 (byte {exc.start})") from None
         text = text.rstrip("\r\n")
-        if "\n" in text or "\r" in text:
-            raise BadLine("line break inside the line")
         if not text.strip():
             return None
+        control = _CONTROL.search(text)
+        if control is not None:
+            if control.group() in "\r\n":
+                raise BadLine("line break inside the line")
+            # no index format has raw controls (writers escape them): the line is damaged
+            raise BadLine(f"control character {ord(control.group()):#04x} at column {control.start() + 1}")
         if text.startswith("!"):
             return None
         if text.startswith(" CDX"):

@@ -254,6 +254,8 @@ class CdxStore(Index):
         at a time: memory stays bounded whatever the store holds, and a batch written
         meanwhile is seen whole or not at all.
         """
+        # Quirk: SQLite orders every TEXT before every BLOB; a str prefix would find nothing.
+        prefix = prefix.encode("utf-8") if isinstance(prefix, str) else bytes(prefix)
         conn = self._acquire()
         cursor: sqlite3.Cursor | None = None
         try:
