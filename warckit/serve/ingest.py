@@ -43,6 +43,8 @@ _DEFAULT_LEGENDS = {
 }
 
 
+#: Days of each month (February of a leap year).
+_DAYS = (0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
@@ -89,7 +91,8 @@ def _timestamp14(value: str) -> str:
             raise BadLine(f"bad timestamp {value!r}")
     year, month, day = int(ts[0:4]), int(ts[4:6]), int(ts[6:8])
     hour, minute, second = int(ts[8:10]), int(ts[10:12]), int(ts[12:14])
-    if not (1 <= month <= 12 and 1 <= day <= calendar.monthrange(max(year, 1), month)[1]
+    if not (1 <= month <= 12 and 1 <= day <= _DAYS[month]
+            and (day < 29 or month != 2 or calendar.isleap(year))
             and hour <= 23 and minute <= 59 and second <= 60):
         raise BadLine(f"bad timestamp {value!r}")
     return ts
