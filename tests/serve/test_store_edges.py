@@ -143,3 +143,29 @@ def test_a_control_character_makes_a_bad_line(store: CdxStore, bad: bytes) -> No
     with pytest.raises(IngestLineError, match=f"line 1: control character {ord(bad):#04x} at column 75"):
         store.add([line])
     assert store.add([b"\t \n", LINE]).count == 1  # a line of blanks is a blank line
+
+
+def test_an_empty_batch_takes_no_write_lock(store: CdxStore, tmp_path: Path) -> None:
+    import sqlite3
+
+    other = sqlite3.connect(tmp_path / "c.sqlite", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another writer holds the store
+    try:
+        assert store.add([b" CDX N b a m s k r M S V g\n", b"\n"]) == IngestResult(0, ())
+        assert store.delete([b"junk"], bad_lines="skip").count == 0
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+
+
+def test_a_large_batch_does_not_keep_its_staging_file(store: CdxStore,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(store_module, "LARGE_BATCH", 30)
+    list(store.iter_prefix(b""))
+    idle = list(store._idle)
+    assert store.add(batch_lines(0, 0)).count == BATCH  # 40 lines: closed after
+    assert store._idle == []
+    with pytest.raises(Exception, match="closed"):
+        idle[0].execute("SELECT 1")
+    assert store.add(batch_lines(0, 1, size=20)).count == 20  # 20: pooled again
+    assert len(store._idle) == 1 and len(list(store.iter_prefix(b""))) == 60
