@@ -246,3 +246,16 @@ def test_a_closed_store_refuses_work(tmp_path: Path) -> None:
         s.add([CDX11])
     with pytest.raises(UsageError, match="closed"):
         list(s.iter_prefix(b""))
+
+
+@pytest.mark.parametrize(("ts", "ok"), [
+    ("20160229000000", True), ("20150229000000", False), ("20000229000000", True),
+    ("19000229000000", False), ("20141231235960", True), ("20141231235961", False),
+    ("20140431000000", False), ("20140430235959", True), ("20140001000000", False),
+])
+def test_dates_are_checked_day_by_day(store: CdxStore, ts: str, ok: bool) -> None:
+    line = f'com,example)/ {ts} {{"url": "http://example.com/"}}\n'.encode()
+    result = store.add([line], bad_lines="skip")
+    assert (result.count, len(result.skipped)) == ((1, 0) if ok else (0, 1))
+    if not ok:
+        assert result.skipped[0][1].startswith(f"bad timestamp '{ts}'")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import calendar
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +43,11 @@ _DEFAULT_LEGENDS = {
 }
 
 
+#: Days of each month (February of a leap year).
+_DAYS = (0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 class BadLine(ValueError):
     """A line that cannot be stored; the message says why (and shows the value at fault)."""
 
@@ -54,8 +60,8 @@ class StoredLine:
         line: The pywb CDXJ line, UTF-8, ending ``\\n``.
         ident: 16-byte digest of (key, 14-digit timestamp, filename, offset): what makes
             two lines the same capture (OutbackCDX's key since its index version 4).
-        head: ``key timestamp `` (with the space): every line of the same capture
-            starts with it.
+        head: The key, the timestamp and a space after each: every line of the same
+            capture starts with it.
     """
 
     line: bytes
@@ -85,7 +91,8 @@ def _timestamp14(value: str) -> str:
             raise BadLine(f"bad timestamp {value!r}")
     year, month, day = int(ts[0:4]), int(ts[4:6]), int(ts[6:8])
     hour, minute, second = int(ts[8:10]), int(ts[10:12]), int(ts[12:14])
-    if not (1 <= month <= 12 and 1 <= day <= calendar.monthrange(max(year, 1), month)[1]
+    if not (1 <= month <= 12 and 1 <= day <= _DAYS[month]
+            and (day < 29 or month != 2 or calendar.isleap(year))
             and hour <= 23 and minute <= 59 and second <= 60):
         raise BadLine(f"bad timestamp {value!r}")
     return ts
@@ -142,6 +149,8 @@ class LineConverter:
         Raises:
             BadLine: The line cannot be stored (the message says why).
         """
+        if isinstance(raw, str):  # be kind to callers with text lines
+            raw = raw.encode("utf-8")
         if len(raw) > MAX_LINE + 2:
             raise BadLine(f"line longer than {MAX_LINE} bytes")
         try:
@@ -149,10 +158,14 @@ class LineConverter:
         except UnicodeDecodeError as exc:
             raise BadLine(f"not UTF-8 (byte {exc.start})") from None
         text = text.rstrip("\r\n")
-        if "\n" in text or "\r" in text:
-            raise BadLine("line break inside the line")
         if not text.strip():
             return None
+        control = _CONTROL.search(text)
+        if control is not None:
+            if control.group() in "\r\n":
+                raise BadLine("line break inside the line")
+            # no index format has raw controls (writers escape them): the line is damaged
+            raise BadLine(f"control character {ord(control.group()):#04x} at column {control.start() + 1}")
         if text.startswith("!"):
             return None
         if text.startswith(" CDX"):

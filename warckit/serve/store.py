@@ -39,6 +39,8 @@ SCHEMA_VERSION = 1
 FETCH_ROWS = 512
 #: Idle connections kept for reuse.
 POOL_SIZE = 8
+#: A connection that staged more lines than this is closed, not kept (nor its temp file).
+LARGE_BATCH = 100_000
 
 _SCHEMA = """
 CREATE TABLE captures (
@@ -254,6 +256,8 @@ class CdxStore(Index):
         at a time: memory stays bounded whatever the store holds, and a batch written
         meanwhile is seen whole or not at all.
         """
+        # Quirk: SQLite orders every TEXT before every BLOB; a str prefix would find nothing.
+        prefix = prefix.encode("utf-8") if isinstance(prefix, str) else bytes(prefix)
         conn = self._acquire()
         cursor: sqlite3.Cursor | None = None
         try:
@@ -330,8 +334,9 @@ class CdxStore(Index):
                     yield stored
 
         conn = self._acquire()
+        removed = 0
         try:
-            # Stage first (temp tables: no lock on the store while a slow client posts),
+            # Stage first (a temp table: no lock on the store while a slow client posts),
             # then apply in one short write transaction.
             conn.execute("BEGIN")
             conn.executemany("INSERT INTO temp.batch VALUES (?, ?, ?)", (
@@ -340,22 +345,28 @@ class CdxStore(Index):
                 conn.execute("DELETE FROM temp.batch WHERE rowid NOT IN "
                              "(SELECT max(rowid) FROM temp.batch GROUP BY ident)")
             conn.execute("COMMIT")
-            conn.execute("BEGIN IMMEDIATE")
-            before = conn.total_changes
-            conn.execute(f"DELETE FROM main.captures WHERE line IN ({_STAGED_CAPTURES})")
-            removed = conn.total_changes - before
-            if not delete:
-                conn.execute("INSERT INTO main.captures (line, ident) "
-                             "SELECT line, ident FROM temp.batch ORDER BY line")
-            conn.execute("COMMIT")
+            if accepted:
+                conn.execute("BEGIN IMMEDIATE")
+                before = conn.total_changes
+                conn.execute(f"DELETE FROM main.captures WHERE line IN ({_STAGED_CAPTURES})")
+                removed = conn.total_changes - before
+                if not delete:
+                    conn.execute("INSERT INTO main.captures (line, ident) "
+                                 "SELECT line, ident FROM temp.batch ORDER BY line")
+                conn.execute("COMMIT")
         except sqlite3.Error as exc:
             raise self._error(exc) from None
         finally:
+            # A connection that staged a large batch is closed: its temp file goes with it.
+            keep = accepted < LARGE_BATCH
             try:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 conn.execute("DELETE FROM temp.batch")
             except sqlite3.Error:
-                pass
-            self._release(conn)
+                keep = False
+            if keep:
+                self._release(conn)
+            else:
+                conn.close()
         return IngestResult(removed if delete else accepted, tuple(skipped))
