@@ -348,3 +348,35 @@ def test_a_large_ingest_streams_in_bounded_memory(tmp_path: Path) -> None:
         assert len(got.body.splitlines()) == lines // 1000
     finally:
         assert server.stop() == 0
+
+
+def _threads(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("Threads:"):
+            return int(line.split()[1])
+    raise AssertionError("no Threads")
+
+
+@needs_server
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc")
+def test_a_client_that_goes_away_stops_its_download(site: dict[str, str], tmp_path: Path) -> None:
+    big = Path(site["warcs"]) / "big.warc"
+    big.write_bytes(os.urandom(1 << 20) * 32)
+    server = Server([f"web={site['index']}"], cwd=tmp_path)
+    try:
+        assert server.get("/web/warcs/iana.warc.gz").status == 200  # the pools exist now
+        settled = _threads(server.proc.pid)
+        for _ in range(6):
+            s = socket.create_connection(("127.0.0.1", server.port), timeout=30)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 16)
+            s.sendall(b"GET /web/warcs/big.warc HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert s.recv(65536).startswith(b"HTTP/1.1 200")
+            s.close()  # 32 MiB not read: the server must not keep a thread on them
+        # (anyio keeps an idle pool worker or two; a leaked download thread each would be +6)
+        deadline = time.monotonic() + 20
+        while _threads(server.proc.pid) > settled + 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _threads(server.proc.pid) <= settled + 2
+        assert server.get("/").status == 200
+    finally:
+        assert server.stop() == 0
