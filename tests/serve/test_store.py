@@ -259,3 +259,20 @@ def test_dates_are_checked_day_by_day(store: CdxStore, ts: str, ok: bool) -> Non
     assert (result.count, len(result.skipped)) == ((1, 0) if ok else (0, 1))
     if not ok:
         assert result.skipped[0][1].startswith(f"bad timestamp '{ts}'")
+
+
+def test_outbackcdx_14_field_lines_keep_the_revisit_fields(store: CdxStore) -> None:
+    # OutbackCDX's own text output (CDX-11 and a resolved revisit's length, offset, file)
+    line = (b"com,example)/ 20140102030405 http://example.com/ warc/revisit 200 ABCD - - 400 "
+            b"900 b.warc.gz 1043 0 a.warc.gz\n")
+    plain = b"com,example)/ 20140102030405 http://example.com/ text/html 200 ABCD - - 1043 0 a.warc.gz - - -\n"
+    assert store.add([line, plain]).count == 2
+    assert list(store.iter_prefix(b"")) == [
+        WANT_CDX11,
+        (b'com,example)/ 20140102030405 {"url": "http://example.com/", "mime": "warc/revisit", '
+        b'"status": "200", "digest": "ABCD", "length": "400", "offset": "900", '
+        b'"filename": "b.warc.gz", "orig.length": "1043", "orig.offset": "0", '
+        b'"orig.filename": "a.warc.gz"}\n'),
+    ]
+    with pytest.raises(IngestLineError, match="bad orig.offset 'x'"):
+        store.add([line.replace(b" 1043 0 ", b" 1043 x ")])

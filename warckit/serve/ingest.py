@@ -34,13 +34,21 @@ MAX_LINE = 1 << 20
 _CLASSIC_NAMES = {
     "a": "url", "m": "mime", "s": "status", "k": "digest", "r": "redirect",
     "M": "robotflags", "S": "length", "V": "offset", "g": "filename",
+    # the three fields of a resolved revisit (no legend letter: pywb's names)
+    "orig.length": "orig.length", "orig.offset": "orig.offset", "orig.filename": "orig.filename",
 }
-#: Legends by field count when no legend line says otherwise (pywb's CDX_FORMATS).
+_ORIG = ("orig.length", "orig.offset", "orig.filename")
+#: Legends by field count when no legend line says otherwise (pywb's CDX_FORMATS; 14,
+#: 13 and 12 fields: OutbackCDX's and pywb's with a resolved revisit's three).
 _DEFAULT_LEGENDS = {
     11: ("N", "b", "a", "m", "s", "k", "r", "M", "S", "V", "g"),
     10: ("N", "b", "a", "m", "s", "k", "r", "M", "V", "g"),
     9: ("N", "b", "a", "m", "s", "k", "r", "V", "g"),
+    14: ("N", "b", "a", "m", "s", "k", "r", "M", "S", "V", "g", *_ORIG),
+    13: ("N", "b", "a", "m", "s", "k", "r", "M", "V", "g", *_ORIG),
+    12: ("N", "b", "a", "m", "s", "k", "r", "V", "g", *_ORIG),
 }
+_NUMBERS = frozenset({"offset", "length", "orig.offset", "orig.length"})
 
 
 #: Days of each month (February of a leap year).
@@ -183,7 +191,7 @@ class LineConverter:
 
     def _legend(self, text: str) -> None:
         letters = tuple(text[4:].split())
-        known = set(_CLASSIC_NAMES) | {"N", "b"}
+        known = set(_CLASSIC_NAMES) - set(_ORIG) | {"N", "b"}
         if not letters or not set(letters) <= known or "a" not in letters or "b" not in letters:
             raise BadLine(f"unsupported CDX legend {text!r}")
         self.letters = letters
@@ -259,7 +267,7 @@ def _classic_fields(got: Mapping[str, str]) -> dict[str, str]:
         value = got.get(letter)
         if value is None or value == "-":
             continue
-        if name in ("offset", "length"):
+        if name in _NUMBERS:
             value = _number(name, value)
         fields[name] = value
     return fields
