@@ -18,13 +18,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import count
 from typing import Any, Literal
-from urllib.parse import urlsplit
 
 from ..cdx._timestamps import lower_bound, record_key, seconds_of, upper_bound
 from ..cdx.formats import AnyEntry, CdxjEntry
-from ..cdx.query import MATCH_TYPES, Index, MatchType, Query, _run
-from ..errors import UrlError, UsageError
-from ..url import surt
+from ..cdx.query import MATCH_TYPES, Index, MatchType, Query, _run, check_url
+from ..errors import UsageError
 from .fields import FIELD_ALIASES, entry_fields, pywb_cdxj_line, pywb_record
 from .pages import page_count, page_lines
 
@@ -141,23 +139,10 @@ _SINGLE = ("url", "matchType", "from", "to", "closest", "sort", "limit", "fl", "
 
 
 def _check_url(url: str) -> None:
-    """Refuse what no index key can come from (as ``warckit query`` does)."""
-    problem = None
-    if not url.strip() or any(c.isspace() for c in url):
-        problem = "it is empty or has white space"
-    else:
-        try:
-            if "://" in url or not url.startswith(("dns:", "urn:", "filedesc:", "whois:")):
-                parts = urlsplit(url if "://" in url else "http://" + url)
-                if not parts.hostname:
-                    problem = "it has no host"
-                else:
-                    parts.port  # noqa: B018 - raises on a bad port
-            surt(url)
-        except (ValueError, UrlError) as exc:
-            problem = str(exc)
-    if problem:
-        raise UsageError(f"url: not a URL: {url!r} ({problem})")
+    try:
+        check_url(url)
+    except UsageError as exc:
+        raise UsageError(f"url: {exc}") from None
 
 
 def _int(name: str, value: str, least: int) -> int:
