@@ -28,13 +28,14 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..errors import UsageError
 from ..io.remote import add_storage_option, default_storage_options, is_url
 
-__all__ = ["CollectionSpec", "ServeConfig", "index_kind", "load_config_file", "parse_assignment"]
+__all__ = ["CollectionSpec", "ServeConfig", "apply_storage_options", "build_config", "index_kind",
+           "load_config_file", "parse_assignment"]
 
 #: Keys a config file may have at the top level, and in a collection.
 _TOP_KEYS = frozenset({"host", "port", "data", "workers", "replay", "collections",
@@ -314,7 +315,3 @@ def _beside(index: str) -> str:
         return index.rsplit("/", 1)[0] + "/"
     return os.path.dirname(os.path.abspath(index.rstrip("/"))) or "."
 
-
-def with_port(config: ServeConfig, port: int) -> ServeConfig:
-    """*config* listening on *port* (the one bound when 0 was asked)."""
-    return replace(config, port=port)
