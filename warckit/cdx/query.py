@@ -28,9 +28,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import IO, Any, Literal
+from urllib.parse import urlsplit
 
-from ..errors import ParseError, UnsortedIndexError, UsageError
+from ..errors import ParseError, UnsortedIndexError, UrlError, UsageError
 from ..io.sources import open_source
+from ..url import surt
 from . import _keys
 from ._bisect import bisect_left_line, ended, first_disorder, line_number, previous_line_start
 from ._timestamps import lower_bound, record_key, seconds_of, upper_bound
@@ -47,7 +49,7 @@ from .formats import (
 from .sort import is_header
 from .zipnum import ZipNumIndex
 
-__all__ = ["MATCH_TYPES", "Index", "MatchType", "Query", "entry_to_dict", "open_index", "query"]
+__all__ = ["MATCH_TYPES", "Index", "MatchType", "Query", "check_url", "entry_to_dict", "open_index", "query"]
 
 MatchType = Literal["exact", "prefix", "host", "domain"]
 MATCH_TYPES: tuple[MatchType, ...] = ("exact", "prefix", "host", "domain")
@@ -250,6 +252,31 @@ def key_prefixes(key: str, match: MatchType, key_style: str, url: str = "") -> l
     raise UsageError(f"unknown match type {match!r}; choose one of {', '.join(MATCH_TYPES)}")
 
 
+def check_url(url: str) -> None:
+    """Refuse what no index key can come from (``surt`` alone accepts almost anything).
+
+    Raises:
+        UsageError: *url* is empty or has white space, has no host or a bad port, or
+            cannot be made a SURT.
+    """
+    problem = None
+    if not url.strip() or any(c.isspace() for c in url):
+        problem = "it is empty or has white space"
+    else:
+        try:
+            if "://" in url or not url.startswith(("dns:", "urn:", "filedesc:", "whois:")):
+                parts = urlsplit(url if "://" in url else "http://" + url)
+                if not parts.hostname:
+                    problem = "it has no host"
+                else:
+                    parts.port  # noqa: B018 - raises on a bad port
+            surt(url)
+        except (ValueError, UrlError) as exc:
+            problem = str(exc)
+    if problem:
+        raise UsageError(f"not a URL: {url!r} ({problem})")
+
+
 @dataclass(frozen=True, slots=True)
 class Query:
     """A lookup: URL, match type and filters (see :func:`query`)."""
@@ -264,6 +291,7 @@ class Query:
     limit: int | None = None
 
     def __post_init__(self) -> None:
+        check_url(self.url)
         if self.match not in MATCH_TYPES:
             raise UsageError(f"unknown match type {self.match!r}; choose one of {', '.join(MATCH_TYPES)}")
         for name in ("from_", "to", "closest"):

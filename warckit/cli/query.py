@@ -9,16 +9,14 @@ import sys
 from collections.abc import Iterable
 from contextlib import ExitStack
 from typing import Any
-from urllib.parse import urlsplit
 
 import orjson
 
 from ..cdx._timestamps import lower_bound, upper_bound
 from ..cdx.formats import AnyEntry
-from ..cdx.query import MATCH_TYPES, Index, Query, entry_to_dict, run_query
-from ..errors import UrlError, UsageError
+from ..cdx.query import MATCH_TYPES, Index, Query, check_url, entry_to_dict, run_query
+from ..errors import UsageError
 from ..read.wacz import is_wacz
-from ..url import surt
 from ..wacz.query import WaczIndex
 from ._common import add_storage_options, parse_record_types, stdin_spooled
 
@@ -61,28 +59,8 @@ def add_parser(subparsers: Any) -> None:
 _STATUS = re.compile(r"[1-5][0-9][0-9]")
 
 
-def _check_url(url: str) -> None:
-    """Refuse what no index key can come from (``surt`` alone accepts almost anything)."""
-    problem = None
-    if not url.strip() or any(c.isspace() for c in url):
-        problem = "it is empty or has white space"
-    else:
-        try:
-            if "://" in url or not url.startswith(("dns:", "urn:", "filedesc:", "whois:")):
-                parts = urlsplit(url if "://" in url else "http://" + url)
-                if not parts.hostname:
-                    problem = "it has no host"
-                else:
-                    parts.port  # noqa: B018 - raises on a bad port
-            surt(url)
-        except (ValueError, UrlError) as exc:
-            problem = str(exc)
-    if problem:
-        raise UsageError(f"not a URL: {url!r} ({problem})")
-
-
 def _check(args: argparse.Namespace, url: str) -> None:
-    _check_url(url)
+    check_url(url)
     if args.status is not None and not _STATUS.fullmatch(args.status):
         raise UsageError(f"--status must be a 3-digit HTTP status, not {args.status!r}")
     for option, value in (("--from", args.from_), ("--to", args.to), ("--closest", args.closest)):

@@ -89,9 +89,10 @@ class WaczIndex(Index):
     def iter_prefix(self, prefix: bytes) -> Iterator[bytes]:
         """Index lines starting with *prefix*, in order."""
         if self.index_member == CDX:
-            self._index.seek(0)
-            fh = io.BufferedReader(self._index, _BUFFER)
-            yield from _scan_file(fh, prefix, f"{self.path}#{CDX}")
+            # A view of its own per scan: a domain look-up runs two scans at once, and the
+            # buffer closes its raw file when dropped (the shared view would die with it).
+            with io.BufferedReader(self._index.head(self._index.size), _BUFFER) as fh:
+                yield from _scan_file(fh, prefix, f"{self.path}#{CDX}")
             return
         blocks = self._load_idx()
         keys = [b[0] for b in blocks]
