@@ -77,3 +77,17 @@ def test_other_formats_name_the_same_captures(corpus_lines: dict[str, list[bytes
         want = sorted({tuple(line.split(b" ", 2)[:2]) for line in corpus_lines["cdxj"]
                        if _storable(line)})
         assert sorted(set(map(tuple, heads))) == want
+
+
+def test_pywb_reads_every_stored_line(corpus_lines: dict[str, list[bytes]], tmp_path: Path) -> None:
+    cdxobject = pytest.importorskip("pywb.warcserver.index.cdxobject")
+    with CdxStore(tmp_path / "c.sqlite") as store:
+        for fmt in ("cdx11", "cdx9", "cdx"):
+            store.add(corpus_lines[fmt], bad_lines="skip")
+        lines = list(store.iter_prefix(b""))
+    assert len(lines) > 1000
+    for line in lines:
+        cdx = cdxobject.CDXObject(line)
+        key, ts = line.split(b" ", 2)[:2]
+        assert (cdx["urlkey"].encode(), cdx["timestamp"].encode()) == (key, ts)
+        assert cdx["filename"] and cdx["offset"].isdigit() and cdx["url"]
