@@ -92,6 +92,7 @@ MISSING = {
     "dedup apply": ["{missing}", "{tmp}/new.db", "--out-dir", "{out}"],
     "wacz create": ["-o", "{tmp}/new.wacz", "{missing}"],
     "wacz validate": ["{missing}"],
+    "serve": ["web={missing}"],
 }
 
 # Damaged input: (arguments, source key, offset or None).
@@ -108,6 +109,7 @@ DAMAGED = {
     "dedup lookup": (["{bad_db}", "sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"], "bad_db", None),
     "dedup apply": (["{bad}", "{tmp}/new.db", "--out-dir", "{out}"], "bad", SAMPLE_SIZE),
     "wacz create": (["-o", "{tmp}/new.wacz", "{bad}"], "bad", SAMPLE_SIZE),
+    "serve": (["web={bad_cdx}", "--port", "0"], "bad_cdx", 0),
 }
 
 # A usage error for each: (arguments, a fragment of the message).

@@ -72,7 +72,6 @@ def test_usage_errors_are_one_line_and_exit_2(site: dict[str, str], tmp_path: Pa
         ("web=",): "expected NAME=VALUE",
         ("we b={index}",): "bad collection name 'we b'",
         ("../x={index}",): "bad collection name '../x'",
-        ("web={missing}",): "{missing}: No such file or directory",
         ("web={index}", "--archive", "other={tmp}"): "no collection named 'other'",
         ("web={index}", "--archive", "web={missing}"): "archive {missing}: not a directory or URL",
         ("web={index}", "--writable", "web", "--data", "{tmp}"): "web is already a collection",

@@ -23,6 +23,7 @@ A config file (TOML; YAML has the same keys)::
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -215,7 +216,8 @@ def build_config(
     instead of the file's; ``--archive NAME=…`` likewise replaces its archive locations.
 
     Raises:
-        UsageError: a bad ``NAME=INDEX``, a missing index, an ``--archive`` or
+        FileNotFoundError: an index is missing.
+        UsageError: a bad ``NAME=INDEX``, an ``--archive`` or
             ``--writable`` name clash, a writable collection without a data directory, a
             bad port or worker count, no collection at all.
     """
@@ -302,8 +304,8 @@ def _int(value: Any, what: str, low: int, high: int) -> int:
 def _check_index(path: str) -> None:
     if is_url(path):
         return
-    if not os.path.exists(path):
-        raise UsageError(f"{path}: No such file or directory")
+    if not os.path.exists(path):  # unreadable input, as for every command: exit 1
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
     # A Parquet index directory holds .parquet files (warckit index -f parquet).
     if os.path.isdir(path) and not path.endswith(".parquet") and not any(n.endswith(".parquet") for _r, _d, names in os.walk(path) for n in names):
         raise UsageError(f"{path}: a directory, but no Parquet index in it")
