@@ -205,6 +205,26 @@ def test_cdx_error_after_the_first_chunk_cuts_the_connection(tmp_path: Path) -> 
     assert "Traceback" not in server.stderr()
 
 
+def test_cdx_error_within_the_first_part_gets_a_status(tmp_path: Path) -> None:
+    # Disorder 1,500 lines (about 190 kB, past the first 64 kB chunk) into the answer, in a
+    # file past the whole-file check's 8 MiB: the answer's first part (up to WHOLE_BYTES)
+    # is made before any header goes out, so no 200 is sent and cut off.
+    line = b'com,example)/ 2014%010d {"url": "http://example.com/", "filename": "x.warc.gz", "offset": "%d", "length": "10"}\n'
+    index = tmp_path / "early.cdxj"
+    with open(index, "wb") as fh:
+        fh.writelines(b"com,a%07d)/ 20140101000000 {}\n" % i for i in range(300_000))
+        fh.writelines(line % (i, i) for i in range(1500))
+        fh.write(line.replace(b"2014", b"2013") % (0, 0))  # out of order
+    assert index.stat().st_size > 8 << 20
+    server = Server([f"early={index}"], cwd=tmp_path)
+    try:
+        got = server.get("/early/cdx?url=http://example.com/&output=cdxj")
+        assert got.status == 500 and b"not sorted" in got.body and b"early.cdxj" in got.body
+        assert got.body.count(b"\n") == 1
+    finally:
+        assert server.stop() == 0
+
+
 # -- /warcs ---------------------------------------------------------------------------------
 
 def test_warcs_whole_file_head_and_ranges(site: dict[str, object]) -> None:

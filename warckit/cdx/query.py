@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import heapq
 import os
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
@@ -252,6 +253,9 @@ def key_prefixes(key: str, match: MatchType, key_style: str, url: str = "") -> l
     raise UsageError(f"unknown match type {match!r}; choose one of {', '.join(MATCH_TYPES)}")
 
 
+_SPACE = re.compile(r"\s")
+
+
 def check_url(url: str) -> None:
     """Refuse what no index key can come from (``surt`` alone accepts almost anything).
 
@@ -260,7 +264,7 @@ def check_url(url: str) -> None:
             cannot be made a SURT.
     """
     problem = None
-    if not url.strip() or any(c.isspace() for c in url):
+    if not url.strip() or _SPACE.search(url):
         problem = "it is empty or has white space"
     else:
         try:

@@ -183,14 +183,64 @@ class CutOffStream(StreamingResponse):
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
+#: An answer that ends within this many bytes is made in one trip to a worker thread and
+#: sent whole, with its length (most look-ups: one thread hop, no thread of its own); a
+#: longer one streams the rest from a thread of its own (:class:`Pump`).
+WHOLE_BYTES = 256 << 10
+
+
+def _first_part(start: Callable[[], tuple[str, Iterator[bytes]]]
+                ) -> tuple[str, list[bytes], Iterator[bytes] | None]:
+    """``start()``'s media type, its chunks up to :data:`WHOLE_BYTES`, and the iterator
+    when more is to come (``None`` when it ended)."""
+    media, chunks = start()
+    got: list[bytes] = []
+    size = 0
+    try:
+        for chunk in chunks:
+            got.append(chunk)
+            size += len(chunk)
+            if size >= WHOLE_BYTES:
+                return media, got, chunks
+    except BaseException:
+        _close(chunks)
+        raise
+    _close(chunks)
+    return media, got, None
+
+
+def _close(chunks: Iterator[bytes]) -> None:
+    close = getattr(chunks, "close", None)
+    if close is not None:
+        close()
+
+
+async def _chained(first: list[bytes], rest: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    try:
+        for chunk in first:
+            yield chunk
+        async for chunk in rest:
+            yield chunk
+    finally:
+        await rest.aclose()  # type: ignore[attr-defined]  # (an async generator: stops the pump)
+
+
 async def _started(start: Callable[[], tuple[str, Iterator[bytes]]], status: int = 200,
                    headers: dict[str, str] | None = None) -> Response:
-    """A streamed response of ``start()`` → ``(media type, chunks)``, run on a thread of its
-    own; the first chunk is produced before the headers go out, so errors known early get
-    their own status."""
-    pump: Pump[str] = Pump(start)
-    media = await pump.head()
-    return CutOffStream(pump.body(), status, headers, media_type=media)
+    """The response of ``start()`` → ``(media type, chunks)``, made off the event loop.
+
+    Nothing is sent until the first :data:`WHOLE_BYTES` are made (or the answer ended), so
+    errors known early get their own status; a short answer goes out whole, a long one
+    streams the rest from a thread of its own (the iterator moves there once: the stores'
+    connections are not tied to a thread).
+    """
+    media, got, rest = await anyio.to_thread.run_sync(_first_part, start)
+    if rest is None:
+        return Response(b"".join(got), status, headers, media_type=media)
+    remaining = rest
+    pump: Pump[str] = Pump(lambda: (media, remaining))
+    await pump.head()
+    return CutOffStream(_chained(got, pump.body()), status, headers, media_type=media)
 
 
 def create_app(config: ServeConfig, collections: dict[str, Collection] | None = None) -> Starlette:
