@@ -1,8 +1,7 @@
 """Run a blocking body iterator on one thread of its own and hand its chunks to the event loop.
 
-An index or store iterator may hold a per-thread resource (an SQLite cursor is usable only
-on the thread that made it), so it is created, advanced and closed on one thread, never
-hopped across a thread pool chunk by chunk. A small queue between the two sides bounds
+The rest of a long answer (the app makes an answer's first part in one worker-thread trip)
+is advanced and closed on one thread, never hopped across a thread pool chunk by chunk. A small queue between the two sides bounds
 memory (a slow client slows the producer); a client that goes away stops it.
 """
 
