@@ -34,10 +34,8 @@ import platform
 import random
 import shutil
 import socket
-import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -145,7 +143,7 @@ class Server:
 
         return f"{self.path}?url={quote(target, safe=':/*')}{self.extra}"
 
-    def __enter__(self) -> Server:
+    def __enter__(self) -> Server:  # noqa: PYI034 - a script's class, never subclassed
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         self.proc = subprocess.Popen(self.cmd, cwd=self.cwd, env=env, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL)
@@ -306,11 +304,11 @@ def write_results(args: argparse.Namespace, results: dict[str, dict[str, Any]], 
         "",
         f"`{cmd.strip()}`",
         "",
-        f"Machine: {os.cpu_count()} cores; Python {platform.python_version()}; index: "
-        f"{args.lines:,} pywb CDXJ lines ({big.stat().st_size / 1e9:.2f} GB, {hosts:,} hosts); "
-        f"{args.requests:,} timed requests per kind after {args.warmup} warm-up, "
-        f"{args.concurrency} keep-alive connections from one aiohttp client on the same machine; "
-        "output=cdxj.",
+        (f"Machine: {os.cpu_count()} cores; Python {platform.python_version()}; index: "
+         f"{args.lines:,} pywb CDXJ lines ({big.stat().st_size / 1e9:.2f} GB, {hosts:,} hosts); "
+         f"{args.requests:,} timed requests per kind after {args.warmup} warm-up, "
+         f"{args.concurrency} keep-alive connections from one aiohttp client on the same "
+         "machine; output=cdxj."),
         "",
     ]
     for kind in ("exact", "prefix"):
