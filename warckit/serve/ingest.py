@@ -106,6 +106,17 @@ def _timestamp14(value: str) -> str:
     return ts
 
 
+def _json_object(text: str) -> dict[str, Any]:
+    """The JSON object of a CDXJ or new-style line."""
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        raise BadLine(f"bad JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise BadLine("the JSON field is not an object")
+    return value
+
+
 def _url(value: object) -> str:
     if not isinstance(value, str) or value in ("", "-"):
         raise BadLine("missing URL")
@@ -199,12 +210,7 @@ class LineConverter:
     @staticmethod
     def _cdxj(given_key: str, timestamp: str, json_text: str) -> StoredLine:
         json_text = json_text.rstrip()
-        try:
-            fields = orjson.loads(json_text)
-        except orjson.JSONDecodeError as exc:
-            raise BadLine(f"bad JSON: {exc}") from None
-        if not isinstance(fields, dict):
-            raise BadLine("the JSON field is not an object")
+        fields = _json_object(json_text)
         url = _url(fields.get("url"))
         ts = _timestamp14(timestamp)
         offset = _number("offset", fields["offset"]) if "offset" in fields else ""
@@ -217,12 +223,7 @@ class LineConverter:
     @staticmethod
     def _new_style(parts: list[str]) -> StoredLine:
         given_key, timestamp, url, digest, rtype, filename, offset, json_text = parts
-        try:
-            extra = orjson.loads(json_text)
-        except orjson.JSONDecodeError as exc:
-            raise BadLine(f"bad JSON: {exc}") from None
-        if not isinstance(extra, dict):
-            raise BadLine("the JSON field is not an object")
+        extra = _json_object(json_text)
         url = _url(url)
         ts = _timestamp14(timestamp)
         offset = _number("offset", offset)
