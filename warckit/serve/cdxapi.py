@@ -15,13 +15,13 @@ import json
 import re
 from collections import deque
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import count
 from typing import Any, Literal
 
 from ..cdx._timestamps import lower_bound, record_key, seconds_of, upper_bound
 from ..cdx.formats import AnyEntry, CdxjEntry
-from ..cdx.query import MATCH_TYPES, Index, MatchType, Query, _run, check_url
+from ..cdx.query import MATCH_TYPES, Index, MatchType, Query, _run
 from ..errors import UsageError
 from .fields import FIELD_ALIASES, entry_fields, pywb_cdxj_line, pywb_record
 from .pages import page_count, page_lines
@@ -35,6 +35,7 @@ __all__ = [
     "cdx_response",
     "entry_fields",
     "parse_cdx_request",
+    "url_request",
 ]
 
 
@@ -128,21 +129,28 @@ class CdxRequest:
     page: int | None = None
     page_size: int | None = None
     show_num_pages: bool = False
+    #: The look-up, made (and its URL checked) once by :func:`parse_cdx_request`.
+    lookup: Query | None = field(default=None, compare=False, repr=False)
 
     def query(self) -> Query:
         """The :class:`~warckit.cdx.query.Query` of the look-up (before pywb's operations)."""
-        return Query(self.url, self.match, self.from_, self.to)
+        return self.lookup or Query(self.url, self.match, self.from_, self.to)
+
+
+def url_request(url: str) -> CdxRequest:
+    """The request for every capture of *url* in index order (a TimeMap's, a TimeGate's).
+
+    Raises:
+        UsageError: *url* is not a URL (the message names the ``url`` parameter).
+    """
+    try:
+        return CdxRequest(url, lookup=Query(url))
+    except UsageError as exc:
+        raise UsageError(f"url: {exc}") from None
 
 
 _SINGLE = ("url", "matchType", "from", "to", "closest", "sort", "limit", "fl", "fields",
            "output", "page", "pageSize", "showNumPages")
-
-
-def _check_url(url: str) -> None:
-    try:
-        check_url(url)
-    except UsageError as exc:
-        raise UsageError(f"url: {exc}") from None
 
 
 def _int(name: str, value: str, least: int) -> int:
@@ -195,7 +203,6 @@ def parse_cdx_request(params: Sequence[tuple[str, str]]) -> CdxRequest:
         if match_text not in ("", "prefix"):
             raise UsageError(f"url: {url!r} is a prefix wildcard, but matchType is {match_text}")
         url, match_text = url[:-1], "prefix"
-    _check_url(url)
     match: MatchType = "exact"
     for known in MATCH_TYPES:
         if known == match_text:
@@ -211,6 +218,10 @@ def parse_cdx_request(params: Sequence[tuple[str, str]]) -> CdxRequest:
         stamps[name] = stamp
     if stamps["from"] and stamps["to"] and lower_bound(stamps["from"]) > upper_bound(stamps["to"]):
         raise UsageError(f"from: {stamps['from']} is after to={stamps['to']}")
+    try:  # (the timestamps are good: only the URL can fail here)
+        lookup = Query(url, match, stamps["from"], stamps["to"])
+    except UsageError as exc:
+        raise UsageError(f"url: {exc}") from None
     sort_text = one.get("sort", "")
     sort: Literal["reverse", "closest"] | None = None
     if sort_text == "reverse":
@@ -236,7 +247,7 @@ def parse_cdx_request(params: Sequence[tuple[str, str]]) -> CdxRequest:
     page_size = _int("pageSize", one["pageSize"], 1) if one.get("pageSize") else None
     return CdxRequest(
         url, match, stamps["from"], stamps["to"], stamps["closest"], sort, limit, tuple(filters),
-        fl, output, page, page_size, _bool(one.get("showNumPages", "")),
+        fl, output, page, page_size, _bool(one.get("showNumPages", "")), lookup,
     )
 
 

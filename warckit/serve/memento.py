@@ -19,7 +19,7 @@ from urllib.parse import quote, urlencode
 from ..cdx._timestamps import record_key, seconds_of
 from ..cdx.formats import AnyEntry, CdxEntry
 from ..errors import UsageError
-from .cdxapi import CdxRequest, Source, _check_url, _closest, _found, _reverse
+from .cdxapi import CdxRequest, Source, _closest, _found, _reverse, url_request
 from .fields import pywb_record
 
 __all__ = ["LINK_FORMAT", "http_date", "parse_http_date", "timegate_response", "timemap_response"]
@@ -58,9 +58,8 @@ def parse_http_date(text: str) -> float:
         raise UsageError(f"Accept-Datetime: not a date: {text!r}") from None
 
 
-def _mementos(sources: Sequence[Source], url: str) -> Iterator[tuple[bytes, AnyEntry]]:
-    _check_url(url)
-    for line, entry in _found(sources, CdxRequest(url)):
+def _mementos(sources: Sequence[Source], req: CdxRequest) -> Iterator[tuple[bytes, AnyEntry]]:
+    for line, entry in _found(sources, req):
         if isinstance(entry, CdxEntry) and entry.record_type not in _MEMENTO_TYPES:
             continue
         if record_key(entry.timestamp):
@@ -114,7 +113,7 @@ def timemap_response(sources: Sequence[Source], url: str, *, base: str, coll: st
     Raises:
         UsageError: *url* is not a URL.
     """
-    _check_url(url)
+    req = url_request(url)
     timegate, timemap = _uris(url, base, coll)
 
     def body() -> Iterator[bytes]:
@@ -122,7 +121,7 @@ def timemap_response(sources: Sequence[Source], url: str, *, base: str, coll: st
         previous: tuple[str, float] | None = None  # a link's rel waits for the next memento
         count = 0
         earliest = latest = 0.0
-        for _, entry in _mementos(sources, url):
+        for _, entry in _mementos(sources, req):
             if previous is not None:
                 yield (_link(*previous, "first memento" if count == 1 else "memento") + ",\n").encode()
             seconds = _seconds(entry)
@@ -152,11 +151,11 @@ def timegate_response(sources: Sequence[Source], url: str, accept_datetime: str 
     timemap = _uris(url, base, coll)[1]
     vary = {"Vary": "accept-datetime", "Content-Type": "text/plain; charset=utf-8"}
     try:
-        _check_url(url)
+        req = url_request(url)
         wanted = None if accept_datetime is None else parse_http_date(accept_datetime)
     except UsageError as exc:
         return 400, vary, (str(exc) + "\n").encode()
-    found = _mementos(sources, url)
+    found = _mementos(sources, req)
     if wanted is None:
         best = next(_reverse(found, 1), None)
     else:
