@@ -64,11 +64,11 @@ ENV_CONFIG = "WARCKIT_SERVE_CONFIG"
 MAX_INGEST_LINE = 1 << 20
 
 
-class UnknownCollection(LookupError):
+class UnknownCollection(WarckitError, LookupError):
     """No collection of that name (404)."""
 
 
-class ReadOnly(Exception):
+class ReadOnly(WarckitError):
     """Ingest into a collection that is not writable (405)."""
 
 
@@ -154,7 +154,7 @@ def _mapped(endpoint: Endpoint) -> Endpoint:
     async def wrapper(request: Request) -> Response:
         try:
             return await endpoint(request)
-        except (WarckitError, OSError, UnknownCollection, FileNotInArchive, ReadOnly) as exc:
+        except (WarckitError, OSError) as exc:
             return error_response(exc)
 
     wrapper.__name__ = endpoint.__name__

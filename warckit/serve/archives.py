@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from ..errors import ParseError, RecordParseError, RemoteError, UsageError
+from ..errors import ParseError, RecordParseError, RemoteError, UsageError, WarckitError
 from ..io.remote import is_url
 from ..io.sources import ARCHIVE_SUFFIXES, open_source
 from ..read.reader import open_archive
@@ -38,11 +38,11 @@ __all__ = [
 CHUNK = 1 << 16
 
 
-class FileNotInArchive(LookupError):
+class FileNotInArchive(WarckitError, LookupError):
     """No archive location of the collection has a file of that name (the app answers 404)."""
 
 
-class RangeNotSatisfiable(ValueError):
+class RangeNotSatisfiable(WarckitError, ValueError):
     """A ``Range`` the file cannot satisfy (the app answers 416)."""
 
 
