@@ -123,7 +123,9 @@ def test_closing_while_threads_write(tmp_path: Path) -> None:
     lock = threading.Lock()
 
     def work(t: int) -> None:
-        for i in range(200):
+        # Until refused: a thread that ran out of records before close() (a loaded machine
+        # can starve the closing thread) would never meet the closed writer.
+        for i in range(1_000_000):
             try:
                 rec = w.resource(f"https://t{t}.example/{i}", _body(t, i + 1)[:5000],
                                  content_type="text/html")
