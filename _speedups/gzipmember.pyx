@@ -95,6 +95,7 @@ cdef enum:
     ST_TRUNCATED = 3  # the input ended inside a member
     ST_DAMAGED = 4    # inflate failed (code: ISA-L's error)
     ST_IOERR = 5      # reading failed (code: errno, or -1: the exception in engine_t.pyerr)
+    ST_LANE_END = 6   # a member starts at stop_at: the next lane inflates from there
 
 
 cdef struct slot_t:
@@ -135,6 +136,7 @@ cdef struct engine_t:
     long long mo                      # bytes the streaming member has given so far
     unsigned char* carry_src          # what the last fill inflated past its last step ...
     Py_ssize_t carry_len              # ... and its length: it starts the next fill
+    long long stop_at                 # a lane: stop where a member starts here (-1: never)
 
 
 cdef Py_ssize_t _py_readinto(engine_t* e) noexcept nogil:
@@ -247,6 +249,9 @@ cdef void _e_fill(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
             else:
                 break
         if not e.in_member:
+            if e.in_abs == e.stop_at:
+                s.status = ST_LANE_END
+                return
             if e.in_end - e.in_start < 2 and not e.in_eof:
                 if _e_more(e) < 0:
                     s.status = ST_IOERR
@@ -464,6 +469,7 @@ cdef class GzipDecoder:
         e.file_pos = pos
         e.in_abs = start
         e.member_start = start
+        e.stop_at = -1
         isal_inflate_init(&e.st)
         if direct:
             e.direct = libdeflate_alloc_decompressor()  # (NULL: ISA-L only)
@@ -544,17 +550,7 @@ cdef class GzipDecoder:
         cdef engine_t* e = self._e
         cdef slot_t* s
         cdef Py_ssize_t cap
-        if self._threaded:
-            self._check_pid()
-            if not self._running:
-                self._pid = getpid()
-                if pthread_create(&self._thread, NULL, _e_thread, <void*>e) == 0:
-                    self._running = 1
-                else:
-                    # No thread to be had (a process limit): nothing was read ahead,
-                    # so go on in this thread.
-                    self._threaded = False
-                    e.one_member = 1
+        self._start()
         if self._threaded:
             s = &e.slots[self._ri]
             with nogil:
@@ -575,6 +571,21 @@ cdef class GzipDecoder:
             _e_fill(e, s, cap)
         return s
 
+    cdef int _start(self) except -1:
+        """Start the read-ahead thread, if there is to be one and it has not started."""
+        if self._threaded:
+            self._check_pid()
+            if not self._running:
+                self._pid = getpid()
+                if pthread_create(&self._thread, NULL, _e_thread, <void*>self._e) == 0:
+                    self._running = 1
+                else:
+                    # No thread to be had (a process limit): nothing was read ahead,
+                    # so go on in this thread.
+                    self._threaded = False
+                    self._e.one_member = 1
+        return 0
+
     cdef int _check_pid(self) except -1:
         if self._pid and self._pid != getpid():
             # The thread, and any lock it held, stayed in the parent.
@@ -589,6 +600,9 @@ cdef class GzipDecoder:
         empty = b"" if keep else 0
         if status == ST_EOF:
             return empty, None
+        if status == ST_LANE_END:
+            # (a LaneDecoder moves to the next lane at the boundary before this)
+            raise RuntimeError("a gzip lane was read past its end")
         if status == ST_IOERR:
             if s.code == -1 and e.pyerr != NULL:
                 exc = <object>e.pyerr
@@ -656,3 +670,258 @@ cdef class GzipDecoder:
         free(e)
         self._e = NULL
         self._slot = NULL
+
+
+#: Lanes: inflated bytes a lane's span aims at (what its read-ahead slots hold), the
+#: bounds of a span in compressed bytes, and how far a candidate member start is
+#: looked for past the place a span ends.
+LANE_OUT = RA_SLOT * RA_SLOTS
+#: Whether LaneDecoder inflates its lanes on threads (not in the pure twin).
+LANES_THREADED = True
+LANE_MIN = 1 << 18
+LANE_MAX = 16 << 20
+LANE_FIRST = 1 << 20
+LANE_SEARCH = 1 << 20
+#: Compressed bytes read at a time when looking for a candidate, and most inflated to check one.
+LANE_WINDOW = 1 << 16
+LANE_PROBE = 1 << 18
+
+
+def _member_end(read, long long at):
+    """Where the gzip member at *at* ends when it inflates cleanly within LANE_PROBE
+    compressed bytes and LANE_OUT inflated ones (None otherwise). *read(pos, n)*
+    reads the file."""
+    import zlib
+
+    d = zlib.decompressobj(31)
+    cdef long long pos = at, out = 0
+    while pos - at < LANE_PROBE:
+        data = read(pos, 1 << 14)
+        if not data:
+            return None
+        try:
+            out += len(d.decompress(data, 1 << 16))
+            while d.unconsumed_tail and not d.eof and out <= LANE_OUT:  # (at eof the tail is the unused data)
+                out += len(d.decompress(d.unconsumed_tail, 1 << 16))
+        except zlib.error:
+            return None
+        if d.eof:
+            return pos + len(data) - len(d.unused_data)
+        if out > LANE_OUT:
+            return None
+        pos += len(data)
+    return None
+
+
+def _candidate(read, long long at, long long stop, long long end):
+    """The first likely member start in ``[at, stop)``: a gzip header whose member
+    inflates cleanly and is followed by another gzip header or the end of the file
+    (a gzip stream stored whole inside a member, say, is followed by other bytes).
+    Returns ``(offset, -1)``, or ``(-1, where the search stopped)``."""
+    cdef long long pos = at, cand
+    cdef Py_ssize_t i
+    while pos < stop:
+        window = read(pos, LANE_WINDOW + 2)
+        if len(window) < 3:
+            break
+        i = window.find(GZIP_MAGIC + b"\x08")
+        while 0 <= i < len(window) - 2 and pos + i < stop:
+            cand = pos + i
+            if i + 3 >= len(window) or not window[i + 3] & 0xE0:  # (reserved FLG bits are never set)
+                m_end = _member_end(read, cand)
+                if m_end is not None and (m_end == end or read(m_end, 3) == GZIP_MAGIC + b"\x08"):
+                    return cand, -1
+            i = window.find(GZIP_MAGIC + b"\x08", i + 1)
+        pos += max(len(window) - 2, 1)
+    return -1, pos
+
+
+class _At:
+    """A descriptor and a position in it: where a lane's decoder reads from."""
+
+    __slots__ = ("_fd", "_pos")
+
+    def __init__(self, fd, pos):
+        self._fd = fd
+        self._pos = pos
+
+    def fileno(self):
+        return self._fd
+
+    def tell(self):
+        return self._pos
+
+
+cdef class LaneDecoder:
+    """Multi-member gzip inflated on two threads: GzipDecoder *lanes*, each from a
+    member start, one being read while the next one inflates ahead.
+
+    A lane's successor starts at a *candidate*: the first plausible gzip header about
+    a span past the lane's start (found by ``pread``, as :mod:`warckit.read.pieces`
+    finds split points). It is used only once the lane being read hands out a member
+    end exactly there (the lane then stops); a lane whose members end past its
+    successor's candidate (the bytes only looked like a gzip header) goes on, and that
+    successor is dropped unused. What a GzipDecoder hands out depends only on the bytes
+    from a member start, so the stream, boundaries, member starts, errors and lenient
+    stops are those of one GzipDecoder. *span* (compressed bytes) fixes the span;
+    by default it follows the compression ratio, so that a lane's read-ahead slots
+    hold most of what it inflates. Needs a file with a descriptor (and threads).
+    """
+
+    cdef GzipDecoder _cur, _next
+    cdef object _source, _trailing
+    cdef Py_ssize_t _in_chunk
+    cdef bint _direct, _planned
+    cdef int _fd
+    cdef long long _delta, _end, _tail, _span, _cand, _retry, _lane_start, _out
+    cdef public long long switches, dropped
+    compression = "gzip"
+
+    def __init__(self, fileobj, long long start=0, source=None, trailing="error",
+                 Py_ssize_t in_chunk=IN_CHUNK, readahead=True, bint direct=True, span=None):
+        import os
+
+        self._source = source
+        self._trailing = trailing
+        self._in_chunk = in_chunk
+        self._direct = direct
+        self._fd = fileobj.fileno()
+        self._delta = fileobj.tell() - start  # (file position = offset + delta)
+        self._end = os.fstat(self._fd).st_size - self._delta
+        self._span = 0 if span is None else max(<long long>span, 1)
+        self._tail = LANE_MIN if span is None else 0  # (no lane for the last bytes)
+        self._cand = -1
+        self._retry = -1
+        self._lane_start = start
+        self._cur = GzipDecoder(fileobj, start, source, trailing, in_chunk, True, direct)
+        if not self._cur._threaded:
+            raise ValueError("LaneDecoder needs a file with a descriptor")
+
+    @property
+    def readahead(self):
+        return self._cur._threaded
+
+    @property
+    def member_start(self):
+        return self._cur.member_start
+
+    @property
+    def trailing_garbage(self):
+        return self._cur.trailing_garbage
+
+    @property
+    def truncated_member(self):
+        return self._cur.truncated_member
+
+    @property
+    def stop_reason(self):
+        return self._cur.stop_reason
+
+    def read(self, Py_ssize_t limit=MAX_CHUNK):
+        """Return ``(chunk, boundary)`` (see GzipDecoder.read)."""
+        return self._read(limit, True)
+
+    def skip(self, Py_ssize_t limit):
+        """Inflate and discard at most *limit* bytes; return ``(count, boundary)``."""
+        return self._read(limit, False)
+
+    def close(self):
+        """Stop every lane's thread and release the buffers."""
+        self._cur.close()
+        if self._next is not None:
+            self._next.close()
+            self._next = None
+
+    cdef tuple _read(self, Py_ssize_t limit, bint keep):
+        cdef tuple r
+        cdef long long b
+        if not self._planned:
+            # (planned at the first read, in the process that reads)
+            self._planned = True
+            self._plan(self._lane_start)
+        r = self._cur._read(limit, keep)
+        if keep:
+            self._out += len(<bytes>r[0])
+        else:
+            self._out += <long long>r[0]
+        if r[1] is None:
+            return r
+        b = r[1]
+        if b == self._cand:
+            self._switch()
+        elif self._cand >= 0 and b > self._cand:
+            # The candidate was not a member start: its lane is never used.
+            self._next.close()
+            self._next = None
+            self.dropped += 1
+            self._cand = -1
+            self._plan(b)
+        elif self._cand < 0 and 0 <= self._retry <= b:
+            self._plan(b)
+        return r
+
+    cdef long long _span_now(self, long long at):
+        """Compressed bytes of the next span: fixed, or what inflates to about LANE_OUT
+        at the ratio seen since the current lane started."""
+        cdef long long used = at - self._lane_start
+        if self._span:
+            return self._span
+        if used <= 0 or self._out <= 0:
+            return LANE_FIRST  # (no ratio seen yet: a short first span measures one)
+        return min(max(LANE_OUT * used // self._out, LANE_MIN), LANE_MAX)
+
+    cdef long long _find(self, long long at):
+        """The first likely member start at or after *at* (-1: none near enough;
+        then ``_retry`` is where to look again)."""
+        cdef long long stop = min(at + LANE_SEARCH, self._end - self._tail)
+        cand, where = _candidate(self._pread, at, stop, self._end)
+        self._retry = where if 0 <= where < self._end - self._tail else -1
+        return cand
+
+    def _pread(self, long long pos, Py_ssize_t n):
+        import os
+
+        return os.pread(self._fd, n, pos + self._delta)
+
+    cdef int _plan(self, long long after) except -1:
+        """Start the lane for the next span after *after* (the current lane stops there)."""
+        cdef long long cand = self._find(after + self._span_now(after))
+        cdef GzipDecoder lane
+        if cand < 0:
+            return 0
+        lane = self._lane(cand, self._find(cand + self._span_now(after)))
+        self._next = lane
+        self._cand = cand
+        # (the current lane's thread may be past it already: then it never stops there,
+        # its members end past the candidate, and this lane is dropped)
+        self._cur._e.stop_at = cand
+        return 0
+
+    cdef GzipDecoder _lane(self, long long at, long long stop):
+        cdef GzipDecoder lane = GzipDecoder(_At(self._fd, at + self._delta), at, self._source,
+                                            self._trailing, self._in_chunk, True, self._direct)
+        lane._e.stop_at = stop
+        lane._start()
+        return lane
+
+    cdef int _switch(self) except -1:
+        """The current lane ended a member at the candidate: read on from its lane."""
+        cdef GzipDecoder old = self._cur, lane = self._next
+        cdef long long at = self._cand, span = self._span_now(at)
+        # As the one decoder would be: the next member's start shows with its bytes.
+        lane.member_start = old.member_start
+        lane._next_start = at
+        old.close()
+        self._cur = lane
+        self._next = None
+        self.switches += 1
+        cand = lane._e.stop_at
+        self._lane_start = at
+        self._out = 0
+        self._cand = -1
+        if cand >= 0:
+            self._next = self._lane(cand, self._find(cand + span))
+            self._cand = cand
+        else:
+            self._retry = at  # (look again at the lane's first member end)
+        return 0

@@ -3,7 +3,8 @@
 Several hundred generated files (gzip per record and whole-file gzip, with empty
 members, flipped bytes, cut ends, garbage and bad header CRCs) are read by each build
 in its own process (``WARCKIT_NO_EXTENSIONS=1`` for the pure one), strict and lenient,
-the compiled one with and without its read-ahead thread. A caller that catches an
+the compiled one with and without its read-ahead thread, and both in lanes of a few
+KB (LaneDecoder: many lane switches per file). A caller that catches an
 error and calls ``next()`` again is simulated. Records (offset, length, block digest),
 errors (type, offset, message) and issues must be the same in every run.
 """
@@ -38,11 +39,25 @@ assert warckit._speedups.implementations()["gzipmember"] == os.environ["EXPECT_G
     "child runs", warckit.__file__, warckit._speedups.implementations())
 from warckit.errors import WarckitError
 
+switches = []
+if sys.argv[1] == "lanes":  # every gzip file in lanes of a few KB (both twins)
+    import functools
+    from warckit._speedups.gzipmember import impl
+    from warckit.io import compression
+
+    class Lanes(impl.LaneDecoder):
+        def close(self):
+            switches.append(self.switches)
+            super().close()
+
+    compression._lanes_pay = lambda fileobj, start: True
+    compression.LaneDecoder = functools.partial(Lanes, span=int(os.environ["LANE_SPAN"]))
+
 out = []
 for path in sys.argv[2:]:
     for lenient in (False, True):
         result = {"records": [], "errors": [], "issues": []}
-        reader = warckit.open(path, lenient=lenient, readahead=sys.argv[1] == "1",
+        reader = warckit.open(path, lenient=lenient, readahead=sys.argv[1] != "0",
                               on_warning=lambda i: result["issues"].append([i.code, i.offset, i.message]))
         for _ in range(200):
             try:
@@ -58,6 +73,7 @@ for path in sys.argv[2:]:
                 result["errors"].append([type(exc).__name__, exc.offset, str(exc)])
         reader.close()
         out.append(result)
+out.append(sum(switches))
 json.dump(out, sys.stdout)
 """
 
@@ -126,19 +142,23 @@ def _case(rng: random.Random) -> bytes:
     return data
 
 
-def _run(paths: list[str], *, pure: bool, readahead: bool) -> list[dict]:  # type: ignore[type-arg]
+def _run(paths: list[str], *, pure: bool, readahead: bool, lanes: int = 0) -> list[dict]:  # type: ignore[type-arg]
+    """What each build reads (*lanes*: gzip read in LaneDecoder lanes of that span)."""
     # The installed (or built) warckit the tests import, not the checkout cwd would give.
-    env = child.env(EXPECT_GZIPMEMBER="py" if pure else "c")
+    env = child.env(EXPECT_GZIPMEMBER="py" if pure else "c", LANE_SPAN=str(lanes))
     env.pop("WARCKIT_REQUIRE_EXTENSIONS", None)
     if pure:
         env["WARCKIT_NO_EXTENSIONS"] = "1"
     else:
         env.pop("WARCKIT_NO_EXTENSIONS", None)
-    run = subprocess.run([sys.executable, "-c", _SCRIPT, "1" if readahead else "0", *paths],
+    mode = "lanes" if lanes else "1" if readahead else "0"
+    run = subprocess.run([sys.executable, "-c", _SCRIPT, mode, *paths],
                          capture_output=True, cwd=child.PACKAGE_PARENT, env=env, timeout=1200,
                          check=False)
     assert run.returncode == 0, run.stderr.decode()[-3000:]
     result: list[dict] = json.loads(run.stdout)  # type: ignore[type-arg]
+    switches = result.pop()
+    assert (switches > 0) == bool(lanes)  # (lanes did switch)
     return result
 
 
@@ -154,12 +174,16 @@ def test_twins_agree_on_damaged_gzip(tmp_path: Path, seed: int) -> None:
     pure = _run(paths, pure=True, readahead=False)
     compiled = _run(paths, pure=False, readahead=False)
     threaded = _run(paths, pure=False, readahead=True)
+    lanes = _run(paths, pure=False, readahead=True, lanes=997 * seed)
+    pure_lanes = _run(paths, pure=True, readahead=True, lanes=1000 * seed)
     damaged = 0
     for k, path in enumerate(paths):
         for j, mode in enumerate(("strict", "lenient")):
             i = 2 * k + j
             assert compiled[i] == pure[i], (path, mode, compiled[i], pure[i])
             assert threaded[i] == pure[i], (path, mode, threaded[i], pure[i])
+            assert lanes[i] == pure[i], (path, mode, lanes[i], pure[i])
+            assert pure_lanes[i] == pure[i], (path, mode, pure_lanes[i], pure[i])
             damaged += bool(pure[i]["errors"] or pure[i]["issues"])
     assert damaged > 50  # the cases do exercise damage
 

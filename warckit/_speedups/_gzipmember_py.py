@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import zlib
 from collections import deque
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any, BinaryIO
 
@@ -289,3 +290,204 @@ class GzipDecoder:
                     self._next_step += STEP
                 if self._kept:
                     self._hand_out(self._kept, None)
+
+
+#: Lanes: inflated bytes a lane's span aims at, the bounds of a span in compressed
+#: bytes, the first span (no ratio seen yet), and how far past a span's end a
+#: candidate member start is looked for.
+LANE_OUT = 4 << 20
+LANE_MIN = 1 << 18
+LANE_MAX = 16 << 20
+LANE_FIRST = 1 << 20
+LANE_SEARCH = 1 << 20
+#: Compressed bytes read at a time when looking for a candidate, and most inflated to check one.
+LANE_WINDOW = 1 << 16
+LANE_PROBE = 1 << 18
+_MEMBER_MAGIC = GZIP_MAGIC + b"\x08"
+#: Whether LaneDecoder inflates its lanes on threads (in the compiled twin).
+LANES_THREADED = False
+
+
+def _member_end(read: Callable[[int, int], bytes], at: int) -> int | None:
+    """Where the gzip member at *at* ends when it inflates cleanly within LANE_PROBE
+    compressed bytes and LANE_OUT inflated ones (None otherwise). *read(pos, n)*
+    reads the file."""
+    d = zlib.decompressobj(31)
+    pos, out = at, 0
+    while pos - at < LANE_PROBE:
+        data = read(pos, 1 << 14)
+        if not data:
+            return None
+        try:
+            out += len(d.decompress(data, 1 << 16))
+            while d.unconsumed_tail and not d.eof and out <= LANE_OUT:  # (at eof the tail is the unused data)
+                out += len(d.decompress(d.unconsumed_tail, 1 << 16))
+        except zlib.error:
+            return None
+        if d.eof:
+            return pos + len(data) - len(d.unused_data)
+        if out > LANE_OUT:
+            return None
+        pos += len(data)
+    return None
+
+
+def _candidate(read: Callable[[int, int], bytes], at: int, stop: int, end: int) -> tuple[int, int]:
+    """The first likely member start in ``[at, stop)``: a gzip header whose member
+    inflates cleanly and is followed by another gzip header or the end of the file
+    (a gzip stream stored whole inside a member, say, is followed by other bytes).
+    Returns ``(offset, -1)``, or ``(-1, where the search stopped)``."""
+    pos = at
+    while pos < stop:
+        window = read(pos, LANE_WINDOW + 2)
+        if len(window) < 3:
+            break
+        i = window.find(_MEMBER_MAGIC)
+        while 0 <= i < len(window) - 2 and pos + i < stop:
+            cand = pos + i
+            if i + 3 >= len(window) or not window[i + 3] & 0xE0:  # (reserved FLG bits are never set)
+                m_end = _member_end(read, cand)
+                if m_end is not None and (m_end == end or read(m_end, 3) == _MEMBER_MAGIC):
+                    return cand, -1
+            i = window.find(_MEMBER_MAGIC, i + 1)
+        pos += max(len(window) - 2, 1)
+    return -1, pos
+
+
+class LaneDecoder:
+    """Multi-member gzip read in *lanes*: GzipDecoders each from a member start (the
+    compiled twin inflates the next lane on a thread while one is read; this twin
+    reads them in turn, its job is to give the same results).
+
+    A lane's successor starts at a *candidate*, the first likely gzip header about a
+    span past the lane's start; it is used only once the lane being read hands out a
+    member end exactly there. A lane whose members end past the candidate (the bytes
+    only looked like a gzip header) goes on. What a GzipDecoder hands out depends only
+    on the bytes from a member start, so the stream, boundaries, member starts, errors
+    and lenient stops are those of one GzipDecoder. *span* (compressed bytes) fixes
+    the span; by default it follows the compression ratio. Needs a seekable file.
+    """
+
+    compression = "gzip"
+    readahead = False
+
+    def __init__(
+        self,
+        fileobj: BinaryIO,
+        start: int = 0,
+        source: str | None = None,
+        trailing: str = "error",
+        in_chunk: int = IN_CHUNK,
+        readahead: bool = False,
+        direct: bool = True,
+        span: int | None = None,
+    ) -> None:
+        self._f = fileobj
+        self._source = source
+        self._trailing = trailing
+        self._in_chunk = in_chunk
+        pos = fileobj.tell()
+        self._delta = pos - start  # (file position = offset + delta)
+        self._end = fileobj.seek(0, 2) - self._delta
+        fileobj.seek(pos)
+        self._span = 0 if span is None else max(span, 1)
+        self._tail = LANE_MIN if span is None else 0  # (no lane for the last bytes)
+        self._cand = -1  # where the next lane starts (-1: no next lane)
+        self._retry = -1  # ... or where to look for one again
+        self._planned = False
+        self._lane_start = start
+        self._out = 0  # bytes the current lane handed out
+        self._cur = GzipDecoder(fileobj, start, source, trailing, in_chunk)
+        #: Lanes switched to, and lanes dropped unused (their start was no member start).
+        self.switches = 0
+        self.dropped = 0
+
+    @property
+    def member_start(self) -> int:
+        return self._cur.member_start
+
+    @property
+    def trailing_garbage(self) -> int | None:
+        return self._cur.trailing_garbage
+
+    @property
+    def truncated_member(self) -> int | None:
+        return self._cur.truncated_member
+
+    @property
+    def stop_reason(self) -> str | None:
+        return self._cur.stop_reason
+
+    def read(self, limit: int = MAX_CHUNK) -> tuple[bytes, int | None]:
+        """Return ``(chunk, boundary)`` (see :meth:`GzipDecoder.read`)."""
+        self._before()
+        chunk, boundary = self._cur.read(limit)
+        self._out += len(chunk)
+        if boundary is not None:
+            self._after(boundary)
+        return chunk, boundary
+
+    def skip(self, limit: int) -> tuple[int, int | None]:
+        """Inflate and discard at most *limit* bytes; return ``(count, boundary)``."""
+        self._before()
+        count, boundary = self._cur.skip(limit)
+        self._out += count
+        if boundary is not None:
+            self._after(boundary)
+        return count, boundary
+
+    def close(self) -> None:
+        """Stop decoding."""
+        self._cur.close()
+
+    def _before(self) -> None:
+        if not self._planned:
+            self._planned = True
+            self._plan(self._lane_start)
+
+    def _after(self, boundary: int) -> None:
+        if boundary == self._cand:
+            self._switch()
+        elif self._cand >= 0 and boundary > self._cand:
+            self._cand = -1  # (not a member start)
+            self.dropped += 1
+            self._plan(boundary)
+        elif self._cand < 0 and 0 <= self._retry <= boundary:
+            self._plan(boundary)
+
+    def _span_now(self, at: int) -> int:
+        used = at - self._lane_start
+        if self._span:
+            return self._span
+        if used <= 0 or self._out <= 0:
+            return LANE_FIRST
+        return min(max(LANE_OUT * used // self._out, LANE_MIN), LANE_MAX)
+
+    def _read_at(self, pos: int, n: int) -> bytes:
+        self._f.seek(pos + self._delta)
+        return self._f.read(n)
+
+    def _find(self, at: int) -> int:
+        back = self._f.tell()  # (the current lane reads on from there)
+        try:
+            cand, where = _candidate(self._read_at, at, min(at + LANE_SEARCH, self._end - self._tail), self._end)
+        finally:
+            self._f.seek(back)
+        self._retry = where if 0 <= where < self._end - self._tail else -1
+        return cand
+
+    def _plan(self, after: int) -> None:
+        self._cand = self._find(after + self._span_now(after))
+
+    def _switch(self) -> None:
+        at, old = self._cand, self._cur
+        span = self._span_now(at)
+        old.close()
+        self._f.seek(at + self._delta)
+        lane = GzipDecoder(self._f, at, self._source, self._trailing, self._in_chunk)
+        lane.member_start = old.member_start
+        self._cur = lane
+        self.switches += 1
+        self._lane_start = at
+        self._out = 0
+        self._cand = self._find(at + span)

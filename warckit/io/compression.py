@@ -10,15 +10,19 @@ whatever the size of a member.
 
 from __future__ import annotations
 
+import os
+import stat
 import struct
 from typing import Any, BinaryIO, Protocol
 
 from .._speedups.gzipmember import impl as _gzipmember
+from .._util.cpus import cpu_count
 from ..errors import CompressionError, UsageError
 
 __all__ = [
     "GZIP_MAGIC",
     "GZIP_MEMBER_MAGIC",
+    "LANES_MIN_SIZE",
     "MAGIC_NUMBERS",
     "MAX_CHUNK",
     "MAX_DICTIONARY",
@@ -29,6 +33,7 @@ __all__ = [
     "ZSTD_SKIPPABLE_FRAMES",
     "Decoder",
     "GzipDecoder",
+    "LaneDecoder",
     "PlainDecoder",
     "ZstdDecoder",
     "make_decoder",
@@ -72,8 +77,11 @@ class Decoder(Protocol):
     """What the reader needs from a decompression layer."""
 
     compression: str
-    #: Compressed offset where the current member began.
-    member_start: int
+
+    @property
+    def member_start(self) -> int:
+        """Compressed offset where the current member began."""
+        ...
 
     def read(self, limit: int = ...) -> tuple[bytes, int | None]:
         """Return ``(chunk, boundary)``: at most about *limit* bytes; ``(b"", None)`` at the end."""
@@ -104,6 +112,27 @@ class PlainDecoder:
 
 
 GzipDecoder = _gzipmember.GzipDecoder
+LaneDecoder = _gzipmember.LaneDecoder
+
+#: A gzip file is inflated on two threads (:class:`LaneDecoder`) from this many
+#: compressed bytes past where reading starts: below it, starting lanes costs more
+#: than they save.
+LANES_MIN_SIZE = 32 << 20
+#: ``WARCKIT_LANES=0`` keeps to one read-ahead thread (the read-ahead itself stays).
+_LANES = os.environ.get("WARCKIT_LANES", "1") != "0"
+
+
+def _lanes_pay(fileobj: BinaryIO, start: int) -> bool:
+    """Whether inflating on two threads pays: the compiled decoder, more than one
+    CPU, and a regular file with a descriptor and LANES_MIN_SIZE bytes to go."""
+    if not (_LANES and _gzipmember.LANES_THREADED) or cpu_count() < 2:
+        return False
+    try:
+        info = os.fstat(fileobj.fileno())
+        pos = fileobj.tell()
+    except (AttributeError, OSError, ValueError):
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_size - pos >= LANES_MIN_SIZE
 
 
 def _zstd_frame_size(buf: bytes, pos: int) -> int | None:
@@ -380,10 +409,15 @@ def make_decoder(
     """Return the decoder for *compression* (``"gzip"``, ``"zstd"`` or ``"none"``).
 
     With *readahead*, a compiled gzip decoder inflates ahead on a native thread
-    (files with a descriptor only; elsewhere it has no effect). *direct* lets it
+    (files with a descriptor only; elsewhere it has no effect), and on two (a
+    :class:`LaneDecoder`) when that pays (see :func:`_lanes_pay`). *direct* lets it
     inflate small members whole (for sequential reading; random access turns it off).
     """
     if compression == "gzip":
+        if readahead and direct and _lanes_pay(fileobj, start):
+            lanes: Decoder = LaneDecoder(
+                fileobj, start, source, "stop" if lenient else "error", in_chunk or IN_CHUNK)
+            return lanes
         decoder: Decoder = GzipDecoder(
             fileobj, start, source, "stop" if lenient else "error", in_chunk or IN_CHUNK,
             readahead=readahead, direct=direct,
