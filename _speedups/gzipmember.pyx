@@ -586,6 +586,38 @@ cdef class GzipDecoder:
                     self._e.one_member = 1
         return 0
 
+    cdef int _restart(self, long long start, long long stop_at) except -1:
+        """Read on from the member at file offset *start* (on the same descriptor, with
+        the same buffers: a lane's next span), stopping at *stop_at*."""
+        cdef engine_t* e = self._e
+        cdef int i
+        self._stop()  # (joins the thread: it stopped at its lane's end, or stops now)
+        if e.pyerr != NULL:
+            Py_DECREF(<object>e.pyerr)
+            e.pyerr = NULL
+        e.stop = 0
+        e.file_pos += start - e.in_abs - (e.in_end - e.in_start)  # (where in_abs's byte is read from)
+        e.in_start = e.in_end = 0
+        e.in_abs = e.member_start = start
+        e.in_member = e.in_eof = e.io_errno = 0
+        e.w = 0
+        e.direct_skip = 0
+        e.carry_len = 0
+        e.stop_at = stop_at
+        for i in range(e.nslots):
+            e.slots[i].ready = 0
+            e.slots[i].len = 0
+            e.slots[i].nev = 0
+            e.slots[i].status = ST_MORE
+        self._slot = NULL
+        self._rpos = self._rev = self._ri = 0
+        self._pid = 0
+        self._next_start = -1
+        self.member_start = start
+        self.trailing_garbage = self.truncated_member = self.stop_reason = None
+        self._error = None
+        return 0
+
     cdef int _check_pid(self) except -1:
         if self._pid and self._pid != getpid():
             # The thread, and any lock it held, stayed in the parent.
@@ -768,7 +800,7 @@ cdef class LaneDecoder:
     hold most of what it inflates. Needs a file with a descriptor (and threads).
     """
 
-    cdef GzipDecoder _cur, _next
+    cdef GzipDecoder _cur, _next, _spare
     cdef object _source, _trailing
     cdef Py_ssize_t _in_chunk
     cdef bint _direct, _planned
@@ -828,9 +860,10 @@ cdef class LaneDecoder:
     def close(self):
         """Stop every lane's thread and release the buffers."""
         self._cur.close()
-        if self._next is not None:
-            self._next.close()
-            self._next = None
+        for lane in (self._next, self._spare):
+            if lane is not None:
+                lane.close()
+        self._next = self._spare = None
 
     cdef tuple _read(self, Py_ssize_t limit, bint keep):
         cdef tuple r
@@ -851,7 +884,8 @@ cdef class LaneDecoder:
             self._switch()
         elif self._cand >= 0 and b > self._cand:
             # The candidate was not a member start: its lane is never used.
-            self._next.close()
+            self._next._stop()
+            self._spare = self._next
             self._next = None
             self.dropped += 1
             self._cand = -1
@@ -898,9 +932,16 @@ cdef class LaneDecoder:
         return 0
 
     cdef GzipDecoder _lane(self, long long at, long long stop):
-        cdef GzipDecoder lane = GzipDecoder(_At(self._fd, at + self._delta), at, self._source,
-                                            self._trailing, self._in_chunk, True, self._direct)
-        lane._e.stop_at = stop
+        """A lane from *at* to *stop*, its thread started: the spare one (its buffers
+        and descriptor reused), or a new one."""
+        cdef GzipDecoder lane = self._spare
+        if lane is not None:
+            self._spare = None
+            lane._restart(at, stop)
+        else:
+            lane = GzipDecoder(_At(self._fd, at + self._delta), at, self._source,
+                               self._trailing, self._in_chunk, True, self._direct)
+            lane._e.stop_at = stop
         lane._start()
         return lane
 
@@ -911,7 +952,8 @@ cdef class LaneDecoder:
         # As the one decoder would be: the next member's start shows with its bytes.
         lane.member_start = old.member_start
         lane._next_start = at
-        old.close()
+        old._stop()
+        self._spare = old
         self._cur = lane
         self._next = None
         self.switches += 1
