@@ -320,3 +320,23 @@ def test_candidates_are_member_starts_followed_by_a_member(impl: Any) -> None:
     assert impl._candidate(read, 9, end, end) == (end - len(text), -1)
     cand, where = impl._candidate(read, 9, end - len(text), end)
     assert cand == -1 and where >= end - len(text)
+
+
+@pytest.mark.parametrize("impl", GZIP_PARAMS)
+def test_lanes_where_offsets_are_not_file_positions(impl: Any, tmp_path: Path) -> None:
+    """A decoder started at file position 1000 that calls it offset 50 (offsets are
+    the caller's): every lane reads from the right place."""
+    data, ends = _members(_records(random.Random(8), 40))
+    path = tmp_path / "f.gz"
+    path.write_bytes(os.urandom(1000) + data)
+    got = []
+    for cls, kw in (("GzipDecoder", {}), ("LaneDecoder", {"span": 1500})):
+        with open(path, "rb") as f:
+            f.seek(1000)
+            dec = getattr(impl, cls)(f, 50, "x", "error", 1 << 18, True, **kw)
+            got.append(_decode(dec, (3000,)))
+            switches = getattr(dec, "switches", None)
+            dec.close()
+    assert got[0] == got[1]
+    assert [b for _, b, _ in got[0][1]] == [50 + e for e in ends]
+    assert switches is not None and switches > 10
