@@ -713,7 +713,7 @@ LANES_THREADED = True
 LANE_MIN = 1 << 18
 LANE_MAX = 16 << 20
 LANE_FIRST = 1 << 20
-LANE_SEARCH = 1 << 20
+LANE_SEARCH = 1 << 18
 #: Compressed bytes read at a time when looking for a candidate, and most inflated to check one.
 LANE_WINDOW = 1 << 16
 LANE_PROBE = 1 << 18
