@@ -320,6 +320,18 @@ def test_candidates_are_member_starts_followed_by_a_member(impl: Any) -> None:
     assert impl._candidate(read, 9, end, end) == (end - len(text), -1)
     cand, where = impl._candidate(read, 9, end - len(text), end)
     assert cand == -1 and where >= end - len(text)
+    # A member larger than the probe that inflates cleanly is a candidate.
+    large = gzip.compress(random.Random(1).randbytes(impl.LANE_PROBE + 1000), mtime=0)
+    head = b"\x1f\x8b\x08\x00 not a member"
+    data = head + large[:-100]
+    assert impl._member_end(read, 0) is None
+    assert impl._member_end(read, len(head)) == 0
+    assert impl._candidate(read, 0, len(data), len(data)) == (len(head), -1)
+    # Looking back from inside the large member finds its start (not the false header).
+    assert impl._candidate_before(read, 0, len(data) - 5000, len(data)) == len(head)
+    assert impl._candidate_before(read, len(head) + 1, len(data) - 5000, len(data)) == -1
+    data = large[: impl.LANE_PROBE // 2]  # (cut by the end of the file)
+    assert impl._member_end(read, 0) is None
 
 
 @pytest.mark.parametrize("impl", GZIP_PARAMS)

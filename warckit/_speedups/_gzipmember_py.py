@@ -302,40 +302,41 @@ LANE_FIRST = 1 << 20
 LANE_SEARCH = 1 << 18
 #: Compressed bytes read at a time when looking for a candidate, and most inflated to check one.
 LANE_WINDOW = 1 << 16
-LANE_PROBE = 1 << 18
+LANE_PROBE = 1 << 17
 _MEMBER_MAGIC = GZIP_MAGIC + b"\x08"
 #: Whether LaneDecoder inflates its lanes on threads (in the compiled twin).
 LANES_THREADED = False
 
 
 def _member_end(read: Callable[[int, int], bytes], at: int) -> int | None:
-    """Where the gzip member at *at* ends when it inflates cleanly within LANE_PROBE
-    compressed bytes and LANE_OUT inflated ones (None otherwise). *read(pos, n)*
-    reads the file."""
-    d = zlib.decompressobj(31)
+    """Where the gzip member at *at* ends; 0 when its first LANE_PROBE compressed bytes
+    (or LANE_OUT inflated ones) inflate cleanly and it goes on; None when it does not
+    inflate (or the file ends inside it). *read(pos, n)* reads the file."""
+    d = _zlib.decompressobj(31)
     pos, out = at, 0
     while pos - at < LANE_PROBE:
         data = read(pos, 1 << 14)
         if not data:
-            return None
+            return None  # (cut by the end of the file)
         try:
             out += len(d.decompress(data, 1 << 16))
             while d.unconsumed_tail and not d.eof and out <= LANE_OUT:  # (at eof the tail is the unused data)
                 out += len(d.decompress(d.unconsumed_tail, 1 << 16))
-        except zlib.error:
+        except _ERRORS:
             return None
         if d.eof:
             return pos + len(data) - len(d.unused_data)
         if out > LANE_OUT:
-            return None
+            return 0
         pos += len(data)
-    return None
+    return 0
 
 
 def _candidate(read: Callable[[int, int], bytes], at: int, stop: int, end: int) -> tuple[int, int]:
     """The first likely member start in ``[at, stop)``: a gzip header whose member
-    inflates cleanly and is followed by another gzip header or the end of the file
-    (a gzip stream stored whole inside a member, say, is followed by other bytes).
+    inflates cleanly and, if it ends within the probe, is followed by another gzip
+    header or the end of the file (a gzip stream stored whole inside a member, say, is
+    followed by other bytes; a large one passes, and its lane is dropped unused).
     Returns ``(offset, -1)``, or ``(-1, where the search stopped)``."""
     pos = at
     while pos < stop:
@@ -345,14 +346,35 @@ def _candidate(read: Callable[[int, int], bytes], at: int, stop: int, end: int) 
         i = window.find(_MEMBER_MAGIC)
         while 0 <= i < len(window) - 2 and pos + i < stop:
             cand = pos + i
-            if i + 3 >= len(window) or not window[i + 3] & 0xE0:  # (reserved FLG bits are never set)
-                m_end = _member_end(read, cand)
-                if m_end is not None and (m_end == end or read(m_end, 3) == _MEMBER_MAGIC):
-                    return cand, -1
+            if _likely(read, window, i, cand, end):
+                return cand, -1
             i = window.find(_MEMBER_MAGIC, i + 1)
         pos += max(len(window) - 2, 1)
     return -1, pos
 
+
+
+def _likely(read: Callable[[int, int], bytes], window: bytes, i: int, cand: int, end: int) -> bool:
+    """Whether the gzip header at ``window[i:]`` (file offset *cand*) likely starts a member."""
+    if i + 3 < len(window) and window[i + 3] & 0xE0:
+        return False  # (reserved FLG bits are never set)
+    m_end = _member_end(read, cand)
+    return m_end is not None and (m_end in (0, end) or read(m_end, 3) == _MEMBER_MAGIC)
+
+
+def _candidate_before(read: Callable[[int, int], bytes], lo: int, hi: int, end: int) -> int:
+    """The last likely member start in ``[lo, hi)`` (see :func:`_candidate`), or -1."""
+    pos = hi
+    while pos > lo:
+        start = max(lo, pos - LANE_WINDOW)
+        window = read(start, pos - start + 2)
+        i = window.rfind(_MEMBER_MAGIC, 0, pos - start + 2)
+        while i >= 0:
+            if _likely(read, window, i, start + i, end):
+                return start + i
+            i = window.rfind(_MEMBER_MAGIC, 0, i + 2)
+        pos = start
+    return -1
 
 class LaneDecoder:
     """Multi-member gzip read in *lanes*: GzipDecoders each from a member start (the
@@ -467,17 +489,25 @@ class LaneDecoder:
         self._f.seek(pos + self._delta)
         return self._f.read(n)
 
-    def _find(self, at: int) -> int:
+    def _find(self, base: int, span: int) -> int:
+        """A likely member start about *span* past *base*: the first at or after
+        ``base + span``, else the last after ``base + span // 2`` (-1: none near
+        enough; then ``_retry`` is where to look again)."""
         back = self._f.tell()  # (the current lane reads on from there)
+        at = base + span
+        stop = min(at + LANE_SEARCH, self._end - self._tail)
         try:
-            cand, where = _candidate(self._read_at, at, min(at + LANE_SEARCH, self._end - self._tail), self._end)
+            cand, where = _candidate(self._read_at, at, stop, self._end)
+            if cand < 0:
+                # (the span ends inside a large member: the lane starts at one before it)
+                cand = _candidate_before(self._read_at, base + span // 2 + 1, min(at, stop), self._end)
         finally:
             self._f.seek(back)
-        self._retry = where if 0 <= where < self._end - self._tail else -1
+        self._retry = where if cand < 0 and 0 <= where < self._end - self._tail else -1
         return cand
 
     def _plan(self, after: int) -> None:
-        self._cand = self._find(after + self._span_now(after))
+        self._cand = self._find(after, self._span_now(after))
 
     def _switch(self) -> None:
         at, old = self._cand, self._cur
@@ -490,4 +520,4 @@ class LaneDecoder:
         self.switches += 1
         self._lane_start = at
         self._out = 0
-        self._cand = self._find(at + span)
+        self._cand = self._find(at, span)
