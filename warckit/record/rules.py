@@ -32,6 +32,7 @@ __all__ = [
     "profile_name",
     "rules_for",
     "validate",
+    "validate_grouped",
     "validate_headers",
 ]
 
@@ -70,6 +71,10 @@ _DATE_10 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\Z", re.ASCII)  # (\
 _DATE_11 = re.compile(
     r"\d{4}(?:-\d{2}(?:-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?Z)?)?)?\Z", re.ASCII
 )
+# A dotted-quad IPv4 address as ipaddress accepts it (no leading zeros): the common case,
+# checked without building an address object.
+_IPV4 = re.compile(r"(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}"
+                   r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\Z")
 _TRUNCATED = frozenset({"length", "time", "disconnect", "unspecified"})
 
 
@@ -143,6 +148,8 @@ def _media_type(value: str, version: str) -> tuple[str, str] | None:
 
 
 def _ip(value: str, version: str) -> tuple[str, str] | None:
+    if _IPV4.match(value):
+        return None
     try:
         ipaddress.ip_address(value)
     except ValueError:
@@ -317,12 +324,6 @@ def validate_headers(
     Returns:
         Every broken rule, as :class:`~warckit.errors.Issue` (empty when valid).
     """
-    table = rules_for(version)
-    issues: list[Issue] = []
-
-    def add(code: str, severity: str, name: str, message: str) -> None:
-        issues.append(Issue(code, message, severity, offset, source, name))
-
     # One pass over the fields: lowercased name -> values in order (what
     # Headers.all gives, without a lookup per rule).
     grouped: dict[str, list[str]] = {}
@@ -333,6 +334,74 @@ def validate_headers(
             grouped[key] = [value]
         else:
             got.append(value)
+    return validate_grouped(grouped, version, block_length=block_length, source=source, offset=offset)
+
+
+#: Plans by head shape (see :func:`_plan`); cleared when it grows past _PLANS_MAX.
+_Plan = tuple[tuple["FieldRule", str | None, tuple[tuple[str, str], ...]], ...]
+_PLANS: dict[tuple[object, ...], _Plan] = {}
+_PLANS_MAX = 4096
+
+
+def _plan(table: RuleTable, version: str, rtype: str, known: bool,
+          grouped: dict[str, list[str]]) -> _Plan:
+    """What to do per rule for a head of this shape: ``(rule, key whose values to check
+    or None, (severity, message) of the findings that follow from the shape alone)``.
+
+    The shape is the version, the record type and which fields occur how often: most
+    records of a file share a few shapes, so the rule table is walked once per shape.
+    """
+    shape = (version, rtype, tuple(grouped), tuple(map(len, grouped.values())))
+    plan = _PLANS.get(shape)
+    if plan is not None:
+        return plan
+    steps: list[tuple[FieldRule, str | None, tuple[tuple[str, str], ...]]] = []
+    found: list[tuple[str, str]] = []
+    add = found.append
+    for key, rule in table.keyed:
+        values = grouped.get(key)
+        if not values:
+            if known and rtype in rule.mandatory:
+                add(("missing-field",
+                     f"{rule.name} is mandatory on {rtype} records (WARC {version} §{rule.section})"))
+            elif not known and rule.mandatory == _ALL:
+                add(("missing-field",
+                     f"{rule.name} is mandatory on every record (WARC {version} §{rule.section})"))
+            if found:
+                steps.append((rule, None, tuple(found)))
+                found.clear()
+            continue
+        if known and rtype in rule.forbidden:
+            add(("forbidden-field",
+                 f"{rule.name} shall not appear on {rtype} records (WARC {version} §{rule.section})"))
+        if len(values) > 1 and not rule.repeatable:
+            add(("repeated-field",
+                 (f"{rule.name} occurs {len(values)} times; only WARC-Concurrent-To may repeat "
+                  f"(WARC {version} §{rule.section})")))
+        steps.append((rule, key, tuple(found)))
+        found.clear()
+    plan = tuple(steps)
+    if len(_PLANS) >= _PLANS_MAX:
+        _PLANS.clear()
+    _PLANS[shape] = plan
+    return plan
+
+
+def validate_grouped(
+    grouped: dict[str, list[str]],
+    version: str,
+    *,
+    block_length: int | None = None,
+    source: str | None = None,
+    offset: int | None = None,
+) -> tuple[Issue, ...]:
+    """:func:`validate_headers` on a head's fields grouped by lowercased name
+    (``{name: [values in order]}``), for a caller that has them grouped already."""
+    table = rules_for(version)
+    issues: list[Issue] = []
+
+    def add(code: str, severity: str, name: str, message: str) -> None:
+        issues.append(Issue(code, message, severity, offset, source, name))
 
     def first(key: str) -> str | None:
         got = grouped.get(key)
@@ -341,25 +410,13 @@ def validate_headers(
     wtype_values = grouped.get("warc-type")
     rtype = wtype_values[0].strip() if wtype_values else ""
     known = rtype in _ALL
-    for key, rule in table.keyed:
-        values = grouped.get(key)
-        if not values:
-            if known and rtype in rule.mandatory:
-                add("missing-field", "error", rule.name,
-                    f"{rule.name} is mandatory on {rtype} records (WARC {version} §{rule.section})")
-            elif not known and rule.mandatory == _ALL:
-                add("missing-field", "error", rule.name,
-                    f"{rule.name} is mandatory on every record (WARC {version} §{rule.section})")
+    for rule, key, found in _plan(table, version, rtype, known, grouped):
+        for code, message in found:
+            add(code, "error", rule.name, message)
+        if key is None:
             continue
-        if known and rtype in rule.forbidden:
-            add("forbidden-field", "error", rule.name,
-                f"{rule.name} shall not appear on {rtype} records (WARC {version} §{rule.section})")
-        if len(values) > 1 and not rule.repeatable:
-            add("repeated-field", "error", rule.name,
-                f"{rule.name} occurs {len(values)} times; only WARC-Concurrent-To may repeat "
-                f"(WARC {version} §{rule.section})")
         syntax = rule.syntax
-        for value in values:
+        for value in grouped[key]:
             problem = syntax(value.strip(), version)
             if problem is not None:
                 severity, message = problem
