@@ -337,8 +337,29 @@ def validate_headers(
     return validate_grouped(grouped, version, block_length=block_length, source=source, offset=offset)
 
 
+_DIGEST = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
+_WTYPE = re.compile("(?:" + "|".join(RECORD_TYPES) + r")\Z")
+_TRUNCATED_VALUE = re.compile(r"(?:length|time|disconnect|unspecified)\Z")
+_SEGMENT = re.compile(r"0*[1-9][0-9]*\Z")
+
+
+def _accept(syntax: Checker, version: str) -> Callable[[str], object] | None:
+    """A quick test for values *syntax* accepts: where it matches a value as stored,
+    *syntax* returns None for the value stripped (no match: ask *syntax*)."""
+    quick: dict[Checker, Callable[[str], object]] = {
+        _uri: _URI.match, _bracketed_uri: _BRACKETED_URI.match, _digits: _DIGITS.match,
+        _media_type: _MEDIA_TYPE.match, _ip: _IPV4.match, _digest: _DIGEST.match, _wtype: _WTYPE.match,
+        _truncated: _TRUNCATED_VALUE.match, _segment_number: _SEGMENT.match,
+        _date: (_DATE_10 if version == "1.0" else _DATE_11).match,
+    }
+    return quick.get(syntax)
+
+
 #: Plans by head shape (see :func:`_plan`); cleared when it grows past _PLANS_MAX.
-_Plan = tuple[tuple["FieldRule", str | None, tuple[tuple[str, str], ...]], ...]
+#: A plan step: the rule, the key whose values to check (None: none), the findings that
+#: follow from the head's shape, and a quick test whose match means the value is fine.
+_Step = tuple["FieldRule", str | None, tuple[tuple[str, str], ...], "Callable[[str], object] | None"]
+_Plan = tuple[_Step, ...]
 _PLANS: dict[tuple[object, ...], _Plan] = {}
 _PLANS_MAX = 4096
 
@@ -355,7 +376,7 @@ def _plan(table: RuleTable, version: str, rtype: str, known: bool,
     plan = _PLANS.get(shape)
     if plan is not None:
         return plan
-    steps: list[tuple[FieldRule, str | None, tuple[tuple[str, str], ...]]] = []
+    steps: list[_Step] = []
     found: list[tuple[str, str]] = []
     add = found.append
     for key, rule in table.keyed:
@@ -368,7 +389,7 @@ def _plan(table: RuleTable, version: str, rtype: str, known: bool,
                 add(("missing-field",
                      f"{rule.name} is mandatory on every record (WARC {version} §{rule.section})"))
             if found:
-                steps.append((rule, None, tuple(found)))
+                steps.append((rule, None, tuple(found), None))
                 found.clear()
             continue
         if known and rtype in rule.forbidden:
@@ -378,7 +399,9 @@ def _plan(table: RuleTable, version: str, rtype: str, known: bool,
             add(("repeated-field",
                  (f"{rule.name} occurs {len(values)} times; only WARC-Concurrent-To may repeat "
                   f"(WARC {version} §{rule.section})")))
-        steps.append((rule, key, tuple(found)))
+        checked = rule.syntax is not _text
+        if found or checked:
+            steps.append((rule, key if checked else None, tuple(found), _accept(rule.syntax, version)))
         found.clear()
     plan = tuple(steps)
     if len(_PLANS) >= _PLANS_MAX:
@@ -397,64 +420,64 @@ def validate_grouped(
 ) -> tuple[Issue, ...]:
     """:func:`validate_headers` on a head's fields grouped by lowercased name
     (``{name: [values in order]}``), for a caller that has them grouped already."""
-    table = rules_for(version)
     issues: list[Issue] = []
 
     def add(code: str, severity: str, name: str, message: str) -> None:
         issues.append(Issue(code, message, severity, offset, source, name))
 
-    def first(key: str) -> str | None:
-        got = grouped.get(key)
-        return got[0] if got else None
-
     wtype_values = grouped.get("warc-type")
     rtype = wtype_values[0].strip() if wtype_values else ""
     known = rtype in _ALL
-    for rule, key, found in _plan(table, version, rtype, known, grouped):
+    for rule, key, found, accept in _plan(rules_for(version), version, rtype, known, grouped):
         for code, message in found:
             add(code, "error", rule.name, message)
         if key is None:
             continue
-        syntax = rule.syntax
         for value in grouped[key]:
-            problem = syntax(value.strip(), version)
+            if accept is not None and accept(value):
+                continue
+            problem = rule.syntax(value.strip(), version)
             if problem is not None:
                 severity, message = problem
                 add("bad-syntax", severity, rule.name,
                     f"{rule.name} {value!r}: {message} (WARC {version} §{rule.section})")
     if not known:
         return tuple(issues)
+    get = grouped.get
     # Conditional rules.
     if rtype == "revisit":
-        pname = profile_name(first("warc-profile"))
-        if first("warc-profile") is not None and pname is None:
+        profiles = get("warc-profile")
+        given = profiles[0] if profiles else None
+        pname = profile_name(given)
+        if given is not None and pname is None:
             add("unknown-profile", "warning", "WARC-Profile",
                 "unrecognised revisit profile; readers shall not interpret the record (§6.7)")
-        profile = (first("warc-profile") or "").strip().strip("<>").rstrip("/")
+        profile = (given or "").strip().strip("<>").rstrip("/")
         if pname is not None and not profile.endswith("/revisit/" + pname):
             add("nonstandard-profile", "warning", "WARC-Profile",
                 f"profile URI is not the WARC 1.0/1.1 {pname} URI; matched on its suffix")
-        if pname == "identical-payload-digest" and first("warc-payload-digest") is None:
+        if pname == "identical-payload-digest" and not get("warc-payload-digest"):
             add("missing-field", "error", "WARC-Payload-Digest",
                 "WARC-Payload-Digest is mandatory on identical-payload-digest revisits "
                 f"(WARC {version} §6.7.2)")
-    seg = first("warc-segment-number")
-    if seg is not None and _DIGITS.match(seg.strip()):
-        n = int(seg.strip())
+    segs = get("warc-segment-number")
+    if segs and _DIGITS.match(segs[0].strip()):
+        n = int(segs[0].strip())
         if rtype == "continuation" and n < 2:
             add("bad-segment-number", "error", "WARC-Segment-Number",
                 "a continuation record's WARC-Segment-Number is 2 or more (§7)")
         if rtype != "continuation" and n != 1:
             add("bad-segment-number", "error", "WARC-Segment-Number",
                 f"a first segment has WARC-Segment-Number 1, not {n} (§7)")
-    cl = first("content-length")
     size = block_length
-    if size is None and cl is not None and _DIGITS.match(cl.strip()):
-        size = int(cl.strip())
-    if size and rtype != "continuation" and first("content-type") is None:
+    if size is None:
+        lengths = get("content-length")
+        if lengths and _DIGITS.match(lengths[0].strip()):
+            size = int(lengths[0].strip())
+    if size and rtype != "continuation" and not get("content-type"):
         add("missing-content-type", "warning", "Content-Type",
             f"a {rtype} record with a non-empty block should have a Content-Type (§5.6)")
-    return tuple(issues)
+    return tuple(issues) if issues else ()
 
 
 def validate(record: object, *, source: str | None = None) -> tuple[Issue, ...]:
