@@ -346,7 +346,7 @@ def check_file(path: str | os.PathLike[str] | IO[bytes], *, verify_digests: bool
     report = FileReport(name)
     state = _FileState(report)
     if jobs > 1 and isinstance(source, str) and hasattr(os, "fork"):
-        check_in_pieces(check_span, source, state, verify_digests, jobs, min_split_size)
+        check_in_pieces(check_span, RecordReport, source, state, verify_digests, jobs, min_split_size)
     else:
         check_span(source, state, name, verify_digests)
     finish_report(state)
