@@ -16,6 +16,7 @@ import ipaddress
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from itertools import chain
 
 from .._util.dates import parse_warc_date
 from ..errors import Issue
@@ -359,15 +360,45 @@ def _accept(syntax: Checker, version: str) -> Callable[[str], object] | None:
 #: A plan step: the rule, the key whose values to check (None: none), the findings that
 #: follow from the head's shape, and a quick test whose match means the value is fine.
 _Step = tuple["FieldRule", str | None, tuple[tuple[str, str], ...], "Callable[[str], object] | None"]
-_Plan = tuple[_Step, ...]
+
+
+class _Plan:
+    """What to do per rule for heads of one shape (see :func:`_plan`).
+
+    Besides the steps, a plan whose values all have quick tests gets, from its second
+    use on, one regular expression joining those tests with NUL separators: one match
+    over the head's values joined with NUL says every value is fine. (A value holding a
+    NUL could shift the separators; the joined string then has more NULs than the
+    plan has separators, and the values are checked one by one.)
+    """
+
+    __slots__ = ("findings", "keys", "separators", "steps", "uses", "whole")
+
+    def __init__(self, steps: tuple[_Step, ...], grouped: dict[str, list[str]]) -> None:
+        self.steps = steps
+        self.findings = tuple((code, rule.name, message) for rule, _, found, _ in steps for code, message in found)
+        checked = [(key, accept) for _, key, _, accept in steps if key is not None]
+        self.keys: tuple[str, ...] | None = tuple(key for key, _ in checked)
+        if not checked or any(accept is None for _, accept in checked):
+            self.keys = None
+        self.separators = sum(len(grouped[key]) for key, _ in checked) - 1
+        self.uses = 0
+        self.whole: Callable[[str], object] | None = None
+
+    def compile(self, grouped: dict[str, list[str]]) -> None:
+        """Make :attr:`whole` from the quick tests (their patterns, each ending in ``\\Z``)."""
+        parts = [f"(?:{accept.__self__.pattern[:-2]})"  # type: ignore[union-attr]
+                 for _, key, _, accept in self.steps if key is not None for _ in grouped[key]]
+        self.whole = re.compile("\x00".join(parts) + r"\Z", re.ASCII).match
+
+
 _PLANS: dict[tuple[object, ...], _Plan] = {}
-_PLANS_MAX = 4096
+_PLANS_MAX = 512
 
 
-def _plan(table: RuleTable, version: str, rtype: str, known: bool,
-          grouped: dict[str, list[str]]) -> _Plan:
-    """What to do per rule for a head of this shape: ``(rule, key whose values to check
-    or None, (severity, message) of the findings that follow from the shape alone)``.
+def _plan(table: RuleTable, version: str, rtype: str, known: bool, grouped: dict[str, list[str]]) -> _Plan:
+    """The plan for a head of this shape: per rule ``(rule, key whose values to check or
+    None, (code, message) of the findings that follow from the shape alone, quick test)``.
 
     The shape is the version, the record type and which fields occur how often: most
     records of a file share a few shapes, so the rule table is walked once per shape.
@@ -375,6 +406,10 @@ def _plan(table: RuleTable, version: str, rtype: str, known: bool,
     shape = (version, rtype, tuple(grouped), tuple(map(len, grouped.values())))
     plan = _PLANS.get(shape)
     if plan is not None:
+        if plan.whole is None and plan.keys is not None:
+            plan.uses += 1
+            if plan.uses == 2:
+                plan.compile(grouped)
         return plan
     steps: list[_Step] = []
     found: list[tuple[str, str]] = []
@@ -403,7 +438,7 @@ def _plan(table: RuleTable, version: str, rtype: str, known: bool,
         if found or checked:
             steps.append((rule, key if checked else None, tuple(found), _accept(rule.syntax, version)))
         found.clear()
-    plan = tuple(steps)
+    plan = _Plan(tuple(steps), grouped)
     if len(_PLANS) >= _PLANS_MAX:
         _PLANS.clear()
     _PLANS[shape] = plan
@@ -428,19 +463,29 @@ def validate_grouped(
     wtype_values = grouped.get("warc-type")
     rtype = wtype_values[0].strip() if wtype_values else ""
     known = rtype in _ALL
-    for rule, key, found, accept in _plan(rules_for(version), version, rtype, known, grouped):
-        for code, message in found:
-            add(code, "error", rule.name, message)
-        if key is None:
-            continue
-        for value in grouped[key]:
-            if accept is not None and accept(value):
+    plan = _plan(rules_for(version), version, rtype, known, grouped)
+    whole = plan.whole
+    if whole is not None:
+        joined = "\x00".join(chain.from_iterable(map(grouped.__getitem__, plan.keys)))  # type: ignore[arg-type]
+        if whole(joined) and joined.count("\x00") == plan.separators:
+            for code, name, message in plan.findings:
+                add(code, "error", name, message)
+        else:
+            whole = None
+    if whole is None:
+        for rule, key, found, accept in plan.steps:
+            for code, message in found:
+                add(code, "error", rule.name, message)
+            if key is None:
                 continue
-            problem = rule.syntax(value.strip(), version)
-            if problem is not None:
-                severity, message = problem
-                add("bad-syntax", severity, rule.name,
-                    f"{rule.name} {value!r}: {message} (WARC {version} §{rule.section})")
+            for value in grouped[key]:
+                if accept is not None and accept(value):
+                    continue
+                problem = rule.syntax(value.strip(), version)
+                if problem is not None:
+                    severity, message = problem
+                    add("bad-syntax", severity, rule.name,
+                        f"{rule.name} {value!r}: {message} (WARC {version} §{rule.section})")
     if not known:
         return tuple(issues)
     get = grouped.get
