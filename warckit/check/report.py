@@ -305,7 +305,8 @@ def _walk(reader: Any, state: Any, name: str, verify: bool, end: int | None = No
             add("multi-record-member", "error",
                 "the record does not start its own gzip member (record-at-a-time "
                 "compression, WARC 1.1 Annex D)", offset)
-        rid = rec.record_id
+        rids = grouped.get("warc-record-id")  # (record.record_id: the first value)
+        rid = rids[0] if rids else None
         refs: _Refs | None = None
         for fname, key in _REFERENCES:
             values = grouped.get(key)
