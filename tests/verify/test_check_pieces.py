@@ -198,6 +198,32 @@ def test_cli_checks_one_file_in_pieces(
     assert calls == [2]
 
 
+def test_children_do_not_use_the_parents_digest_thread(
+    tmp_path: Path, bench_warc: Callable[[str, float], Path]
+) -> None:
+    # A block of 1 MiB or more has its digest computed on a worker thread; a child forked
+    # after the parent made that thread has an executor whose thread is not there.
+    import subprocess
+
+    one = bench_warc("domain", 6.0).read_bytes()
+    path = tmp_path / "twice.warc.gz"
+    path.write_bytes(one + one)  # (the second half has large blocks too)
+    from warckit import open as open_archive
+
+    with open_archive(path) as reader:
+        big = [r.offset for r in reader if r.content_length >= (1 << 20)]
+    assert big and big[-1] > path.stat().st_size // 2  # one in the child's piece
+    code = (f"from warckit.check.report import check_file\n"
+            f"one = check_file({str(path)!r})\n"
+            f"two = check_file({str(path)!r}, jobs=2, min_split_size=0)\n"
+            f"assert two == one, 'reports differ'\n"
+            f"print(len(two.records))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) == len(check_file(path).records)
+
+
 def _regenerate() -> None:
     files = _corpus_files()
     golden = {str(p.relative_to(CORPUS)): _digest(_canonical(p)) for p in files}
