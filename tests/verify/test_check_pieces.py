@@ -202,7 +202,8 @@ def test_children_do_not_use_the_parents_digest_thread(
     tmp_path: Path, bench_warc: Callable[[str, float], Path]
 ) -> None:
     # A block of 1 MiB or more has its digest computed on a worker thread; a child forked
-    # after the parent made that thread has an executor whose thread is not there.
+    # after the parent made that thread (a piece, a worker of the pool of files) had an
+    # executor whose thread is not there.
     import subprocess
 
     one = bench_warc("domain", 6.0).read_bytes()
@@ -217,6 +218,8 @@ def test_children_do_not_use_the_parents_digest_thread(
             f"one = check_file({str(path)!r})\n"
             f"two = check_file({str(path)!r}, jobs=2, min_split_size=0)\n"
             f"assert two == one, 'reports differ'\n"
+            f"from warckit.check.report import check_files\n"
+            f"assert check_files([{str(path)!r}] * 2, jobs=2) == [one, one], 'pool reports differ'\n"
             f"print(len(two.records))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                           cwd=Path(__file__).resolve().parents[2])

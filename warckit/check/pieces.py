@@ -57,9 +57,6 @@ def _check_piece(check_span: SpanChecker, path: str, report: Any, verify: bool, 
                  end: int | None) -> tuple[Any, ...]:
     """Child: one piece's findings and markers, whether it stopped at *end*, and what it
     learnt of the file (format, compression) into *report* (a blank report)."""
-    from . import verify as _verify
-
-    _verify._WORKER = None  # forked: the parent's digest thread does not exist in this process
     recorder = _Recorder(report)
     stopped = check_span(path, recorder, report.path, verify, start, end)
     # Records as plain tuples: a third of the pickling, and of the unpickling here.
