@@ -276,6 +276,28 @@ def test_make_decoder_uses_lanes_only_when_they_pay(tmp_path: Path, monkeypatch:
         assert type(compression.make_decoder(f, "gzip", readahead=True)) is compression.GzipDecoder
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork()")
+def test_forked_children_read_with_one_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A forked child (a parallel job of index -j, verify or check, one per CPU) keeps
+    to one read-ahead thread; its parent still reads in lanes."""
+    from warckit.io import compression
+
+    big = tmp_path / "big.gz"
+    with open(big, "wb") as f:
+        f.truncate(compression.LANES_MIN_SIZE)
+    monkeypatch.setattr(compression, "cpu_count", lambda: 2)
+    monkeypatch.setattr(compression, "_LANES", True)
+    monkeypatch.setattr(compression._gzipmember, "LANES_THREADED", True)
+    with open(big, "rb") as f:
+        assert compression._lanes_pay(f, 0)
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child reports through its exit status
+            os._exit(0 if not compression._lanes_pay(f, 0) else 1)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        assert compression._lanes_pay(f, 0)
+
+
 @_compiled
 def test_one_cpu_reads_with_one_thread(tmp_path: Path) -> None:
     """Pinned to one CPU (``taskset -c 0``), a reader keeps to today's one decoder."""

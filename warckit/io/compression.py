@@ -122,9 +122,21 @@ LANES_MIN_SIZE = 32 << 20
 _LANES = os.environ.get("WARCKIT_LANES", "1") != "0"
 
 
+def _no_lanes_in_child() -> None:
+    # A forked child is one of the parallel jobs (warckit.read.pieces: index -j,
+    # verify, check), one per CPU: lanes there would only crowd the CPUs.
+    global _LANES
+    _LANES = False
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_no_lanes_in_child)
+
+
 def _lanes_pay(fileobj: BinaryIO, start: int) -> bool:
     """Whether inflating on two threads pays: the compiled decoder, more than one
-    CPU, and a regular file with a descriptor and LANES_MIN_SIZE bytes to go."""
+    CPU, not a forked child, and a regular file with a descriptor and LANES_MIN_SIZE
+    bytes to go."""
     if not (_LANES and _gzipmember.LANES_THREADED) or cpu_count() < 2:
         return False
     try:
