@@ -713,6 +713,10 @@ LANES_THREADED = True
 LANE_MIN = 1 << 18
 LANE_MAX = 16 << 20
 LANE_FIRST = 1 << 20
+#: By default lanes stop after the first one when its members inflate to less than
+#: this on average: records that small cost the reader more to parse than to inflate,
+#: and a second inflating thread would only take CPU from it.
+LANE_MEMBER = 8 << 10
 LANE_SEARCH = 1 << 18
 #: Compressed bytes read at a time when looking for a candidate, and most inflated to check one.
 LANE_WINDOW = 1 << 16
@@ -870,7 +874,8 @@ cdef class LaneDecoder:
     cdef Py_ssize_t _in_chunk
     cdef bint _direct, _planned
     cdef int _fd
-    cdef long long _delta, _end, _tail, _span, _cand, _retry, _lane_start, _out
+    cdef long long _delta, _end, _tail, _span, _cand, _retry, _lane_start, _out, _members
+    cdef bint _retired
     cdef public long long switches, dropped
     compression = "gzip"
 
@@ -945,17 +950,19 @@ cdef class LaneDecoder:
         if r[1] is None:
             return r
         b = r[1]
+        self._members += 1
         if b == self._cand:
             self._switch()
         elif self._cand >= 0 and b > self._cand:
             # The candidate was not a member start: its lane is never used.
-            self._next._stop()
-            self._spare = self._next
-            self._next = None
-            self.dropped += 1
+            if self._next is not None:
+                self._next._stop()
+                self._spare = self._next
+                self._next = None
+                self.dropped += 1
             self._cand = -1
             self._plan(b)
-        elif self._cand < 0 and 0 <= self._retry <= b:
+        elif self._cand < 0 and 0 <= self._retry <= b and not self._retired:
             self._plan(b)
         return r
 
@@ -1019,6 +1026,8 @@ cdef class LaneDecoder:
         """The current lane ended a member at the candidate: read on from its lane."""
         cdef GzipDecoder old = self._cur, lane = self._next
         cdef long long at = self._cand, span = self._span_now(at)
+        if lane is None:  # (lanes retired: this one reads to the end)
+            lane = self._lane(at, -1)
         # As the one decoder would be: the next member's start shows with its bytes.
         lane.member_start = old.member_start
         lane._next_start = at
@@ -1028,9 +1037,16 @@ cdef class LaneDecoder:
         self._next = None
         self.switches += 1
         cand = lane._e.stop_at
+        if self._span == 0 and self._out < self._members * LANE_MEMBER:
+            self._retired = True
         self._lane_start = at
         self._out = 0
+        self._members = 0
         self._cand = -1
+        if self._retired:
+            # (the lane's thread may stop at its candidate: the last lane starts there)
+            self._cand = cand
+            return 0
         if cand >= 0:
             self._next = self._lane(cand, self._find(cand, span))
             self._cand = cand

@@ -258,6 +258,7 @@ def test_make_decoder_uses_lanes_only_when_they_pay(tmp_path: Path, monkeypatch:
     small = tmp_path / "small.gz"
     small.write_bytes(gzip.compress(b"x"))
     monkeypatch.setattr(compression, "cpu_count", lambda: 2)
+    monkeypatch.setattr(compression, "_LANES", True)  # (WARCKIT_LANES=1)
     with open(big, "rb") as f:
         dec = compression.make_decoder(f, "gzip", readahead=True)
         expect = compression.LaneDecoder if compression._gzipmember.LANES_THREADED else compression.GzipDecoder
@@ -272,6 +273,10 @@ def test_make_decoder_uses_lanes_only_when_they_pay(tmp_path: Path, monkeypatch:
     data = io.BytesIO(big.read_bytes())
     assert type(compression.make_decoder(data, "gzip", readahead=True)) is compression.GzipDecoder
     monkeypatch.setattr(compression, "cpu_count", lambda: 1)
+    with open(big, "rb") as f:
+        assert type(compression.make_decoder(f, "gzip", readahead=True)) is compression.GzipDecoder
+    monkeypatch.setattr(compression, "cpu_count", lambda: 2)
+    monkeypatch.setattr(compression, "_LANES", False)  # (the default)
     with open(big, "rb") as f:
         assert type(compression.make_decoder(f, "gzip", readahead=True)) is compression.GzipDecoder
 
@@ -314,7 +319,7 @@ def test_one_cpu_reads_with_one_thread(tmp_path: Path) -> None:
         "os.sched_setaffinity(0, cpus)\n"
         "print(type(warckit.open(sys.argv[1], readahead=True)._dec).__name__)\n"
     )
-    env = child.env()
+    env = child.env(WARCKIT_LANES="1")
     env.pop("WARCKIT_NO_EXTENSIONS", None)
     run = subprocess.run([sys.executable, "-c", script, str(big)], capture_output=True, env=env,
                          cwd=child.PACKAGE_PARENT, timeout=120, check=True)
@@ -374,3 +379,21 @@ def test_lanes_where_offsets_are_not_file_positions(impl: Any, tmp_path: Path) -
     assert got[0] == got[1]
     assert [b for _, b, _ in got[0][1]] == [50 + e for e in ends]
     assert switches is not None and switches > 5
+
+
+@_compiled
+def test_lanes_retire_on_small_records(tmp_path: Path) -> None:
+    """Members that inflate to less than LANE_MEMBER on average (parsing costs more than
+    inflating): after the first lane, one last lane reads to the end, started when the
+    one before ends at its start; the stream is one decoder's."""
+    impl = _impls()[1]
+    rng = random.Random(4)
+    parts = [b"WARC/1.0\r\n\r\n" + rng.randbytes(rng.randrange(200, 3000)) for _ in range(4000)]
+    data, ends = _members(parts)
+    path = tmp_path / "small.warc.gz"
+    path.write_bytes(data)
+    expect, _ = _run(impl, path, "GzipDecoder", "error")
+    got, dec = _run(impl, path, "LaneDecoder", "error")
+    assert got == expect
+    assert [b for _, b, _ in got[1]] == ends
+    assert dec.switches == 2
