@@ -7,8 +7,6 @@ is detected from its length and alphabet, as WARC 1.1-annotated #80 recommends.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 
 from .._util.frozen import Frozen
@@ -50,6 +48,8 @@ def b32encode(raw: bytes) -> str:
     encoded 10 bits at a time from one integer, ~3x faster than ``base64``.
     """
     if len(raw) % 5:
+        import base64  # (imported when used: `import warckit` does not need it)
+
         return base64.b32encode(raw).decode("ascii")
     n = int.from_bytes(raw, "big")
     pairs = _B32_PAIRS
@@ -66,6 +66,8 @@ def format_digest(algorithm: str, raw: bytes, encoding: str | None = None) -> st
     if encoding == "base16":
         return f"{algorithm}:{raw.hex()}"
     if encoding == "base64":
+        import base64
+
         return f"{algorithm}:{base64.b64encode(raw).decode('ascii')}"
     raise UsageError(f"unknown digest encoding {encoding!r}")
 
@@ -145,6 +147,8 @@ class Digest(Frozen):
     @property
     def raw(self) -> bytes | None:
         """The decoded digest bytes, or ``None`` if the value cannot be decoded."""
+        import base64
+
         enc = self.encoding
         v = self.value
         try:
@@ -160,7 +164,7 @@ class Digest(Frozen):
                 return base64.b64decode(v + "=" * (-len(v) % 4))
             if enc == "base64url":
                 return base64.urlsafe_b64decode(v + "=" * (-len(v) % 4))
-        except (binascii.Error, ValueError):
+        except ValueError:  # (binascii.Error is one)
             return None
         return None
 
