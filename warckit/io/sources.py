@@ -16,8 +16,8 @@ from ..errors import UsageError
 
 __all__ = ["ARCHIVE_SUFFIXES", "STDIN", "InputLike", "Source", "archives_under", "open_source"]
 
-#: What :func:`open_source` accepts: a path, ``"-"``, a URL, or a binary file object.
 # (Not the string "os.PathLike[str]": typing compiles a string, 2 ms of every start-up.)
+#: What :func:`open_source` accepts: a path, ``"-"``, a URL, or a binary file object.
 InputLike = str | os.PathLike[str] | BinaryIO | IO[bytes]
 
 #: The path that means standard input (a :class:`pathlib.Path` ``"-"`` stays a file name).

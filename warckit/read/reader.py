@@ -87,6 +87,11 @@ class _RecordFile:
         self.fileno = raw.fileno
         self.close = raw.close
 
+    @property
+    def closed(self) -> bool:
+        closed: bool = self._raw.closed
+        return closed
+
     def readinto(self, buffer: Any) -> int | None:
         first, self._first = self._first, 0
         if first and len(buffer) > first:
