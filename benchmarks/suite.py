@@ -17,9 +17,12 @@ Usage::
     python benchmarks/suite.py --baseline ../warckit-before   # this checkout vs another, side by side
 
 Paths: headers (iterate, headers only), payload (iterate and read every block),
-verify (block + payload digests), index (new-style CDX vs fastwarc index and
+verify (block + payload digests), check (``warckit check`` vs ``fastwarc check -p``),
+index (new-style CDX vs fastwarc index and
 cdxj-indexer), random (1,000 records read at random offsets), plus the write and
-SURT benchmarks (bench_write.py, bench_surt.py), whose reports are included.
+SURT benchmarks (bench_write.py, bench_surt.py), whose reports are included. Every
+contender of a path also runs pinned to one CPU (``taskset -c 0``) in the same rounds: the
+tables' "1 CPU" columns (``--no-one-cpu`` leaves them out).
 
 ``--baseline DIR`` adds DIR's warckit (another checkout, built in place) as the
 contenders ``warckit@base`` and ``warckit-py@base``, run in the same alternating rounds,
@@ -114,6 +117,14 @@ for offset, report in warckit.verify_file(PATH, jobs=2):
 }
 VERIFY_CONTENDERS["warckit-py"] = VERIFY_CONTENDERS["warckit"]
 
+#: ``warckit check`` (every CPU, the default; and one process) against ``fastwarc check -p``
+#: (block and payload digests); both print only what is wrong.
+CHECK_CONTENDERS = {
+    "fastwarc check -p": ["fastwarc", "check", "-p", "-q", "{path}"],
+    "warckit check": [sys.executable, "-m", "warckit", "check", "-q", "--no-progress", "{path}"],
+    "warckit check -j 1": [sys.executable, "-m", "warckit", "check", "-q", "--no-progress", "-j", "1", "{path}"],
+}
+
 INDEX_CONTENDERS = {
     "fastwarc index": ["fastwarc", "index", "{path}"],
     "cdxj-indexer": ["cdxj-indexer", "{path}", "-o", "/dev/null"],
@@ -150,6 +161,11 @@ for off in json.load(open(OFFSETS)):
 }
 
 
+#: Suffix of a contender's copy run on one CPU (``taskset -c 0``), in the same rounds.
+ONE_CPU = " [1 CPU]"
+#: Whether every table gets the one-CPU columns (``--no-one-cpu`` turns them off).
+WITH_ONE_CPU = True
+
 #: The reference column of the @base contenders (empty without ``--baseline``).
 BASE_REF: list[str] = []
 #: The checkout of ``--baseline`` (the ``@base`` contenders import warckit from it).
@@ -166,8 +182,11 @@ def _env(name: str) -> dict[str, str]:
 
 def _run(cmd: list[str], env: dict[str, str]) -> tuple[float, int | None]:
     t0 = time.perf_counter()
+    # (a non-zero exit is a finding of `check`, not a failure of the run; every other
+    # contender exits 0 on these corpora)
     # cwd "/": with -c and -m Python puts the cwd first on sys.path, which would shadow PYTHONPATH.
-    proc = subprocess.run(cmd, env=env, cwd="/", stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True)
+    proc = subprocess.run(cmd, env=env, cwd="/", stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          check="check" not in cmd)
     elapsed = time.perf_counter() - t0
     peak = None
     for line in proc.stderr.splitlines():
@@ -190,7 +209,13 @@ def with_baseline(contenders: dict[str, Any]) -> dict[str, Any]:
 
 
 def measure(cmds: dict[str, tuple[list[str], dict[str, str]]], runs: int) -> dict[str, dict[str, object]]:
-    """Warm up, then run every contender once per round, alternating; return stats."""
+    """Warm up, then run every contender once per round, alternating; return stats.
+
+    With :data:`WITH_ONE_CPU`, each contender also runs pinned to CPU 0 (``taskset -c 0``,
+    so warckit sees one CPU: no read-ahead thread, one process), as ``NAME [1 CPU]``.
+    """
+    if WITH_ONE_CPU:
+        cmds = cmds | {n + ONE_CPU: (["taskset", "-c", "0", *cmd], env) for n, (cmd, env) in cmds.items()}
     times: dict[str, list[float]] = {n: [] for n in cmds}
     peaks: dict[str, list[int]] = {n: [] for n in cmds}
     for cmd, env in cmds.values():
@@ -217,28 +242,41 @@ def _ratios(stats: dict[str, dict[str, object]], ref: str) -> dict[str, float]:
 
 
 def table(stats: dict[str, dict[str, object]], size: int, refs: list[str]) -> str:
+    """One row per contender: median, MB/s, paired ratios against each of *refs* and peak
+    RSS; with one-CPU runs, their median and paired ratio against the first ref's."""
+    one = WITH_ONE_CPU and any(n.endswith(ONE_CPU) for n in stats)
     head = "| contender | median s | MB/s | " + " | ".join(f"vs {r}" for r in refs) + " | peak RSS MB |"
-    lines = [head, "|" + "---|" * (4 + len(refs))]
+    if one:
+        head += f" 1 CPU: median s | 1 CPU: vs {refs[0]} |"
+    lines = [head, "|" + "---|" * (4 + len(refs) + (2 if one else 0))]
     ratios = {r: _ratios(stats, r) for r in refs if r in stats}
+    ratios_one = _ratios(stats, refs[0] + ONE_CPU) if one and refs[0] + ONE_CPU in stats else {}
     for name, s in stats.items():
+        if name.endswith(ONE_CPU):
+            continue
         med = float(s["median"])  # type: ignore[arg-type]
         cells = [name, f"{med:.3f}", f"{size / 1e6 / med:.0f}"]
         cells += [f"{ratios[r][name]:.2f}" if r in ratios else "-" for r in refs]
         peak = s["peak_mb"]
         cells.append(f"{peak:.0f}" if peak is not None else "-")
+        if one:
+            pinned = stats.get(name + ONE_CPU)
+            cells.append(f"{float(pinned['median']):.3f}" if pinned else "-")  # type: ignore[arg-type]
+            cells.append(f"{ratios_one[name + ONE_CPU]:.2f}" if pinned and ratios_one else "-")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
-def make_corpora(mixes: list[str], size: int, workdir: Path) -> dict[str, Path]:
+def make_corpora(mixes: list[str], size: int, workdir: Path, seed: int | None = None) -> dict[str, Path]:
     workdir.mkdir(parents=True, exist_ok=True)
     out = {}
     for mix in mixes:
-        base = workdir / f"{mix}-{size}"
+        base = workdir / (f"{mix}-{size}" + (f"-seed{seed}" if seed is not None else ""))
         path = base.with_suffix(".warc.gz")
         if not path.exists():
             subprocess.run([sys.executable, str(MAKE_CORPUS), str(base), str(size), "--mix", mix,
-                            "--compress", "gzip"], check=True, stdout=subprocess.DEVNULL)
+                            "--compress", "gzip", *(["--seed", str(seed)] if seed is not None else [])],
+                           check=True, stdout=subprocess.DEVNULL)
         out[mix] = path
     return out
 
@@ -311,7 +349,10 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="100 MB per mix and 3 runs")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--mixes", default="domain,cc,small")
-    ap.add_argument("--paths", default="headers,payload,verify,index,random,write,surt")
+    ap.add_argument("--paths", default="headers,payload,verify,check,index,random,write,surt")
+    ap.add_argument("--no-one-cpu", action="store_true",
+                    help="leave out the one-CPU runs (taskset -c 0) and their columns")
+    ap.add_argument("--seed", type=int, help="make_corpus.py --seed for the corpora (default: its own)")
     ap.add_argument("--workdir", default="/tmp/warckit-bench")
     ap.add_argument("--out", default=str(HERE / "RESULTS.md"))
     ap.add_argument("--allow-pure", action="store_true",
@@ -319,7 +360,8 @@ def main() -> None:
     ap.add_argument("--baseline", metavar="DIR",
                     help="another warckit checkout (built in place) to measure side by side as warckit@base")
     args = ap.parse_args()
-    global BASELINE, BASE_REF
+    global BASELINE, BASE_REF, WITH_ONE_CPU
+    WITH_ONE_CPU = not args.no_one_cpu
     if args.baseline:
         BASELINE = Path(args.baseline).resolve()
         BASE_REF = ["warckit@base"]
@@ -343,16 +385,19 @@ def main() -> None:
         args.size, args.runs = 100, 3
     paths = args.paths.split(",")
     workdir = Path(args.workdir)
-    corpora = make_corpora(args.mixes.split(","), args.size, workdir)
+    corpora = make_corpora(args.mixes.split(","), args.size, workdir, args.seed)
     report = [
         "# warckit benchmark results",
         "",
         f"Machine: {machine()}.",
         (f"Build: {build}." + (f" **Partly pure Python ({', '.join(pure)}): --allow-pure.**" if pure else "")),
         f"Command: `python benchmarks/suite.py --size {args.size} --runs {args.runs} --mixes {args.mixes} --paths {args.paths}"
+        + (f" --seed {args.seed}" if args.seed is not None else "") + (" --no-one-cpu" if args.no_one_cpu else "")
         + (f" --baseline {args.baseline}`; baseline commit {_commit(BASELINE)}." if BASELINE else "`."),
         "Whole-process wall time (start-up included), one warm-up, then alternating runs; "
-        "ratios are paired medians (run by run); peak RSS is each process's own VmHWM.",
+        "ratios are paired medians (run by run); peak RSS is each process's own VmHWM."
+        + (" The 1 CPU columns are the same commands pinned to one CPU (`taskset -c 0`: no read-ahead "
+           "thread, one process), in the same rounds, against the reference pinned alike." if WITH_ONE_CPU else ""),
     ]
     for mix, path in corpora.items():
         size = path.stat().st_size
@@ -368,6 +413,12 @@ def main() -> None:
             cmds = {n: (_python_cmd(c, path, False, None), _env(n)) for n, c in with_baseline(VERIFY_CONTENDERS).items()}
             stats = measure(cmds, args.runs)
             report += ["", "### verify block + payload digests", "", table(stats, size, ["fastwarc", "isal+sha1", *BASE_REF])]
+            print(report[-1], flush=True)
+        if "check" in paths:
+            cmds = {n: ([a.format(path=path) for a in c], _env(n)) for n, c in with_baseline(CHECK_CONTENDERS).items()}
+            stats = measure(cmds, args.runs)
+            report += ["", "### check (structure, fields, block + payload digests)", "",
+                       table(stats, size, ["fastwarc check -p", *(["warckit check@base"] if BASELINE else [])])]
             print(report[-1], flush=True)
         if "index" in paths:
             cmds = {n: ([a.format(path=path) for a in c], _env(n)) for n, c in with_baseline(INDEX_CONTENDERS).items()}

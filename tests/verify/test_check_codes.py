@@ -113,7 +113,7 @@ def _codes_in_sources() -> set[str]:
     codes: set[str] = set()
     src = ROOT / "warckit"
     for path in [*(src / "check").glob("*.py"), src / "record/rules.py"]:
-        codes |= set(re.findall(r'\badd\(\s*"([a-z0-9-]+)"', path.read_text()))
+        codes |= set(re.findall(r'\badd\(\(?\s*"([a-z0-9-]+)"', path.read_text()))
     for path in [*(src / "read").glob("*.py"), src / "_speedups/_readercore_py.py", ROOT / "_speedups/readercore.pyx"]:
         codes |= set(re.findall(r'_warn\(\s*"([a-z0-9-]+)"', path.read_text()))
     for path in (src / "record").glob("*.py"):

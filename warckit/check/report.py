@@ -29,12 +29,14 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from .._speedups.verifyfast import impl as _vf
 from ..errors import HeaderParseError, Issue, ParseError
 from ..read.reader import open_archive
 from ..record import payload
 from ..record import rules as _validate
 from ..record.digests import DIGEST_SIZES, Digest
-from .verify import WARC11, verify_digests
+from .pieces import check_in_pieces
+from .verify import _VERDICTS, OFFLOAD_THRESHOLD, WARC11, _scan, verify_digests
 
 __all__ = ["FRAMING_ERRORS", "FileReport", "RecordReport", "check_file", "check_files", "iter_check_files"]
 
@@ -53,6 +55,9 @@ _CUT_CONSEQUENCES = frozenset({
 
 #: RecordReport.payload_digest for each convention a payload digest matched.
 _CONVENTIONS = {"both": "pass", WARC11: payload.WARC11, payload.LEGACY: payload.LEGACY}
+#: RecordReport.payload_digest for each verdict of the fast path but a mismatch.
+_FAST_PAYLOAD = {_vf.BOTH: "pass", _vf.WARC11_OK: payload.WARC11, _vf.LEGACY_OK: payload.LEGACY,
+                 _vf.REVISIT: "unchecked"}
 
 
 @dataclass
@@ -122,9 +127,34 @@ class FileReport:
         }
 
 
-def _check_record(rec: Any, report: FileReport, add: Callable[..., None]) -> RecordReport:
-    """The digest findings of one record: the checks of :func:`warckit.verify_digests`."""
-    rr = RecordReport(rec.offset, rec.type, rec.record_id)
+def _check_record(rec: Any, rr: RecordReport, add: Callable[..., None], grouped: dict[str, list[str]]) -> None:
+    """The digest findings of one record, into *rr*: the checks of :func:`warckit.verify_digests`.
+
+    *grouped* is the record's fields by lowercased name.
+    """
+    packed = _scan(rec)
+    if (packed is not None and (packed[0] is not None) == ("warc-block-digest" in grouped)
+            and (packed[2] is not None) == ("warc-payload-digest" in grouped)):
+        # The fast path checked every digest the record declares (each a well-formed
+        # sha1): its verdicts are the report, with no findings about the declarations.
+        block_value, block_ok, payload_value, verdict = packed
+        if block_value is not None:
+            rr.block_digest = "pass" if block_ok else "fail"
+            if not block_ok:
+                add("block-digest-mismatch", "error", f"WARC-Block-Digest {Digest.parse(block_value.decode())} "
+                    "does not match the block", rec.offset, "WARC-Block-Digest")
+        if payload_value is not None:
+            got = _FAST_PAYLOAD.get(verdict)
+            if got is not None:
+                rr.payload_digest = got
+            else:
+                rr.payload_digest = "fail"
+                reason = _VERDICTS[verdict][2]
+                add("payload-digest-mismatch", "error",
+                    f"WARC-Payload-Digest {Digest.parse(payload_value.decode())} matches neither the "
+                    f"de-chunked entity nor the payload as stored{f' ({reason})' if reason else ''}",
+                    rec.offset, "WARC-Payload-Digest")
+        return
     declared: dict[str, Digest | None] = {}
     for name, attr in (("WARC-Block-Digest", "block_digest"), ("WARC-Payload-Digest", "payload_digest")):
         try:
@@ -157,17 +187,156 @@ def _check_record(rec: Any, report: FileReport, add: Callable[..., None]) -> Rec
             add("payload-digest-mismatch", "error",
                 f"WARC-Payload-Digest {payload.declared} matches neither the de-chunked entity nor the "
                 f"payload as stored{why}", rec.offset, "WARC-Payload-Digest")
-    return rr
+
+
+#: The fields that name another record (an unknown one is a ``dangling-reference``).
+_REFERENCES = tuple((f, f.lower()) for f in (
+    "WARC-Concurrent-To", "WARC-Refers-To", "WARC-Warcinfo-ID", "WARC-Segment-Origin-ID"))
+_Refs = list[tuple[str, str, int]]
+
+
+class _FileState:
+    """What checking one file keeps across records: its report, the record IDs seen,
+    the references to resolve, and where the last record's findings start.
+
+    :func:`check_file` feeds it record by record; a file checked in pieces
+    (:mod:`warckit.check.pieces`) feeds it each piece's findings in file order, so the
+    report is the one the sequential check makes.
+    """
+
+    def __init__(self, report: FileReport) -> None:
+        self.report = report
+        self.issues = report.issues
+        self.ids: dict[str, int] = {}
+        self.refs: _Refs = []
+        self.first = True
+        self.last: tuple[int, int] | None = None  # (offset, index of its first finding)
+
+    def add(self, code: str, severity: str, message: str, offset: int | None = None,
+            fld: str | None = None) -> None:
+        """Add a finding about the file."""
+        self.issues.append(Issue(code, message, severity, offset, self.report.path, fld))
+
+    def record_start(self, offset: int) -> None:
+        self.last = (offset, len(self.issues))
+
+    def record_seen(self, rid: str | None, offset: int, rr: RecordReport, refs: _Refs | None) -> None:
+        """The record's ID (a repeat is a finding), report and references."""
+        if rid is not None:
+            ids = self.ids
+            if rid in ids:
+                self.add("duplicate-record-id", "error", f"WARC-Record-ID {rid} already used at offset "
+                         f"{ids[rid]}", offset, "WARC-Record-ID")
+            else:
+                ids[rid] = offset
+        self.report.records.append(rr)
+        if refs:
+            self.refs.extend(refs)
+
+
+def _walk(reader: Any, state: Any, name: str, verify: bool, end: int | None = None) -> bool:
+    """Check the records *reader* yields into *state* (a :class:`_FileState`, or a recorder
+    of the same interface); stop at the record at offset *end*.
+
+    Returns True when it stopped there, False at the end of the file (also when no
+    record starts exactly at *end*: then it reads on to the end).
+    """
+    issues = state.issues
+
+    def add(code: str, severity: str, message: str, offset: int | None = None,
+            fld: str | None = None) -> None:
+        issues.append(Issue(code, message, severity, offset, name, fld))
+
+    gzip = reader.compression == "gzip"
+    report = state.report
+    record_start = state.record_start
+    record_seen = state.record_seen
+    validate = _validate.validate_grouped
+    done = len(issues)  # findings up to the end of the last record checked
+    for rec in reader:
+        offset = rec.offset
+        if end is not None and offset >= end:
+            if offset == end:
+                # What the reader said about the record at *end* is said again by the
+                # piece that starts there.
+                issues[done:] = [i for i in issues[done:]
+                                 if not (isinstance(i, Issue) and i.offset is not None and i.offset >= end)]
+                return True
+            end = None
+        record_start(offset)
+        report.format = fmt = rec.format
+        if fmt != "warc":
+            done = len(issues)
+            continue
+        rtype = rec.type
+        if state.first:
+            if rtype != "warcinfo":
+                add("warcinfo-not-first", "warning",
+                    f"the first record is a {rtype} record, not warcinfo (WARC 1.1 Annex C)", offset)
+            state.first = False
+        if not rec.raw_head.startswith(b"WARC/"):
+            # Quirk: ABNF literals are case-insensitive, so "warc/1.0" is
+            # grammatical; every writer uses uppercase (SPEC-DIGEST §1.1).
+            add("lowercase-version", "warning",
+                f"version line {rec.raw_head[:8]!r} is not uppercase 'WARC/'", offset)
+        # The fields by lowercased name, once, for the rules and the references.
+        grouped: dict[str, list[str]] = {}
+        for fname, value in rec.headers.fields:
+            key = fname.lower()
+            got = grouped.get(key)
+            if got is None:
+                grouped[key] = [value]
+            else:
+                got.append(value)
+        version = rec.version
+        if version == "1.1" or version == "1.0":
+            found = validate(grouped, version, source=name, offset=offset)
+            if found:
+                issues.extend(found)
+        else:
+            add("old-version", "warning",
+                f"WARC/{version} predates ISO 28500; field rules not applied", offset)
+        size = rec._content_length
+        if verify and size < OFFLOAD_THRESHOLD:
+            # Read the block into the record now: asking for its length (below) before
+            # the block is read would copy it into a spool.
+            rec.peek_block(size)
+        if gzip and rec.length is None:
+            add("multi-record-member", "error",
+                "the record does not start its own gzip member (record-at-a-time "
+                "compression, WARC 1.1 Annex D)", offset)
+        rids = grouped.get("warc-record-id")  # (record.record_id: the first value)
+        rid = rids[0] if rids else None
+        refs: _Refs | None = None
+        for fname, key in _REFERENCES:
+            values = grouped.get(key)
+            if values:
+                if refs is None:
+                    refs = []
+                refs.extend((fname, value.strip(), offset) for value in values)
+        if verify:
+            rr = RecordReport(offset, rtype, rid)
+            record_seen(rid, offset, rr, refs)
+            _check_record(rec, rr, add, grouped)
+        else:
+            record_seen(rid, offset, RecordReport(offset, rtype, rid, "unchecked", "unchecked"), refs)
+        done = len(issues)
+    return False
 
 
 def check_file(path: str | os.PathLike[str] | IO[bytes], *, verify_digests: bool = True,
-               name: str | None = None) -> FileReport:
+               name: str | None = None, jobs: int = 1, min_split_size: int | None = None) -> FileReport:
     """Check one WARC file; never raises for bad content (problems become findings).
 
     Args:
         path: The file (a path, or a binary file object: a WARC inside a WACZ).
         verify_digests: Recompute block and payload digests.
         name: The name findings carry (default: the path, or the file object's name).
+        jobs: Processes to use: with more than one, a large gzip-per-record file (a
+            path) is cut at record boundaries into pieces checked at once, as
+            :func:`~warckit.check.verify_file` does; the report is the same.
+        min_split_size: Files smaller than this (bytes) are checked in one process
+            (default: :data:`warckit.read.pieces.MIN_SPLIT_SIZE`).
 
     Raises:
         OSError: the file cannot be opened.
@@ -176,82 +345,56 @@ def check_file(path: str | os.PathLike[str] | IO[bytes], *, verify_digests: bool
         name = os.fspath(path) if isinstance(path, (str, os.PathLike)) else str(getattr(path, "name", "<stream>"))
     source = path if not isinstance(path, (str, os.PathLike)) else name
     report = FileReport(name)
+    state = _FileState(report)
+    if jobs > 1 and isinstance(source, str) and hasattr(os, "fork"):
+        check_in_pieces(check_span, RecordReport, source, state, verify_digests, jobs, min_split_size)
+    else:
+        check_span(source, state, name, verify_digests)
+    finish_report(state)
+    return report
 
-    def add(code: str, severity: str, message: str, offset: int | None = None,
-            fld: str | None = None) -> None:
-        report.issues.append(Issue(code, message, severity, offset, name, fld))
+
+def check_span(source: Any, state: Any, name: str, verify: bool, start: int = 0,
+               end: int | None = None) -> bool:
+    """Check the records of *source* from file offset *start* up to the record at *end*
+    into *state*; a damage the lenient reader cannot get past is a ``parse-error``.
+
+    Returns whether it stopped at *end* (see :func:`_walk`).
+    """
+    issues = state.issues
+
+    def add(code: str, severity: str, message: str, offset: int | None = None) -> None:
+        issues.append(Issue(code, message, severity, offset, name, None))
 
     def on_warning(issue: Issue) -> None:
         sev = "error" if issue.code in FRAMING_ERRORS else "warning"
         if issue.code.startswith("record head:") or issue.message.startswith("record head:"):
             sev = "warning"
-        report.issues.append(Issue(issue.code, issue.message, sev, issue.offset, name, issue.field))
+        issues.append(Issue(issue.code, issue.message, sev, issue.offset, name, issue.field))
 
-    ids: dict[str, int] = {}
-    refs: list[tuple[str, str, int]] = []
-    first = True
-    last: tuple[int, int] | None = None  # (offset, index of its first finding) of the last record
     try:
-        with open_archive(source, lenient=True, on_warning=on_warning, name=name) as reader:
-            report.compression = reader.compression
-            for rec in reader:
-                last = (rec.offset, len(report.issues))
-                report.format = rec.format
-                if rec.format != "warc":
-                    continue
-                if first and rec.type != "warcinfo":
-                    add("warcinfo-not-first", "warning",
-                        f"the first record is a {rec.type} record, not warcinfo (WARC 1.1 Annex C)",
-                        rec.offset)
-                first = False
-                if not rec.raw_head.startswith(b"WARC/"):
-                    # Quirk: ABNF literals are case-insensitive, so "warc/1.0" is
-                    # grammatical; every writer uses uppercase (SPEC-DIGEST §1.1).
-                    add("lowercase-version", "warning",
-                        f"version line {rec.raw_head[:8]!r} is not uppercase 'WARC/'", rec.offset)
-                if rec.version in ("1.0", "1.1"):
-                    for issue in _validate.validate_headers(rec.headers, rec.version, source=name,
-                                                            offset=rec.offset):
-                        report.issues.append(issue)
-                else:
-                    add("old-version", "warning",
-                        f"WARC/{rec.version} predates ISO 28500; field rules not applied", rec.offset)
-                if reader.compression == "gzip" and rec.length is None:
-                    add("multi-record-member", "error",
-                        "the record does not start its own gzip member (record-at-a-time "
-                        "compression, WARC 1.1 Annex D)", rec.offset)
-                rid = rec.record_id
-                if rid is not None:
-                    if rid in ids:
-                        add("duplicate-record-id", "error",
-                            f"WARC-Record-ID {rid} already used at offset {ids[rid]}", rec.offset,
-                            "WARC-Record-ID")
-                    else:
-                        ids[rid] = rec.offset
-                for fname in ("WARC-Concurrent-To", "WARC-Refers-To", "WARC-Warcinfo-ID",
-                              "WARC-Segment-Origin-ID"):
-                    for value in rec.headers.all(fname):
-                        refs.append((fname, value.strip(), rec.offset))
-                if verify_digests:
-                    report.records.append(_check_record(rec, report, add))
-                else:
-                    report.records.append(RecordReport(rec.offset, rec.type, rid, "unchecked",
-                                                       "unchecked"))
+        with open_archive(source, lenient=True, on_warning=on_warning, name=name, offset=start) as reader:
+            state.report.compression = reader.compression
+            return _walk(reader, state, name, verify, end)
     except ParseError as exc:
-        add("parse-error", "error", exc.message if hasattr(exc, "message") else str(exc),
-            exc.offset)
-    _fold_cut(report, last)
+        add("parse-error", "error", exc.message if hasattr(exc, "message") else str(exc), exc.offset)
+        return False
+
+
+def finish_report(state: _FileState) -> None:
+    """The findings about the whole file: a cut last record, dangling references, no records."""
+    report = state.report
+    _fold_cut(report, state.last)
     if report.format == "warc":
         # Quirk: ClueWeb09 writes WARC-Warcinfo-ID without angle brackets; compare bare.
-        known = {i.strip("<>") for i in ids}
-        for fname, value, offset in refs:
+        known = {i.strip("<>") for i in state.ids}
+        for fname, value, offset in state.refs:
             if value.strip("<>") not in known:
-                add("dangling-reference", "warning",
-                    f"{fname} {value} names no record in this file", offset, fname)
+                state.add("dangling-reference", "warning", f"{fname} {value} names no record in this file",
+                          offset, fname)
     elif report.format is None and not report.issues:
         # A WARC file holds at least one record: an empty one is a failed write.
-        add("empty-file", "error", "the file holds no records")
-    return report
+        state.add("empty-file", "error", "the file holds no records")
 
 
 def _fold_cut(report: FileReport, last: tuple[int, int] | None) -> None:
@@ -294,13 +437,16 @@ def iter_check_files(paths: Iterable[str | os.PathLike[str]], *, verify_digests:
         verify_digests: Recompute block and payload digests.
         jobs: Worker processes; with more than one, files are checked at once (each
             file in one process; a report is yielded as soon as it and those before
-            it are done).
+            it are done), and a single file is checked in pieces (see :func:`check_file`).
 
     Raises:
         OSError: a file cannot be opened (raised where the sequential run raises it).
     """
     names = [os.fspath(p) for p in paths]
-    if jobs <= 1 or len(names) <= 1 or not hasattr(os, "fork"):
+    if len(names) == 1:
+        yield check_file(names[0], verify_digests=verify_digests, jobs=jobs)
+        return
+    if jobs <= 1 or not hasattr(os, "fork"):
         for name in names:
             yield check_file(name, verify_digests=verify_digests)
         return

@@ -175,6 +175,18 @@ OFFLOAD_THRESHOLD = 1 << 20
 _WORKER: Any = None
 
 
+def _forget_worker() -> None:
+    """In a forked child: the parent's digest thread is not in this process."""
+    global _WORKER
+    _WORKER = None
+
+
+if hasattr(os, "register_at_fork"):
+    # Any fork (verify_file's and check's pieces, check's process pool, a caller's own):
+    # an inherited executor would queue work for a thread that does not exist.
+    os.register_at_fork(after_in_child=_forget_worker)
+
+
 def _worker() -> Any:
     global _WORKER
     if _WORKER is None:

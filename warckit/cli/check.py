@@ -8,6 +8,7 @@ import sys
 from collections.abc import Iterator
 from typing import IO, Any, cast
 
+from .._util.cpus import cpu_count
 from ..check.report import FileReport, check_file, iter_check_files
 from ..errors import UsageError
 from ..read.wacz import is_wacz, wacz_warcs
@@ -35,9 +36,10 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("-q", "--quiet", action="store_true", help="only print files with errors")
     p.add_argument("--no-digests", action="store_true", help="do not recompute digests")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
-                   help="check N files at once, in N processes (reports keep the input order; "
-                   "default: 1)")
+    p.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                   help="processes to use: one large file is checked in N pieces at once, several "
+                   "files N at a time (reports keep the input order; default: the CPUs this "
+                   "process may use)")
     add_storage_options(p)
     p.set_defaults(func=run)
 
@@ -86,6 +88,8 @@ def _reports(files: list[str], verify: bool, jobs: int) -> Iterator[FileReport]:
 
 
 def _run(args: argparse.Namespace, files: list[str]) -> int:
+    if args.jobs is None:
+        args.jobs = cpu_count()
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     bar: Any = None

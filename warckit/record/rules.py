@@ -16,6 +16,7 @@ import ipaddress
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from itertools import chain
 
 from .._util.dates import parse_warc_date
 from ..errors import Issue
@@ -32,6 +33,7 @@ __all__ = [
     "profile_name",
     "rules_for",
     "validate",
+    "validate_grouped",
     "validate_headers",
 ]
 
@@ -70,6 +72,10 @@ _DATE_10 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\Z", re.ASCII)  # (\
 _DATE_11 = re.compile(
     r"\d{4}(?:-\d{2}(?:-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?Z)?)?)?\Z", re.ASCII
 )
+# A dotted-quad IPv4 address as ipaddress accepts it (no leading zeros): the common case,
+# checked without building an address object.
+_IPV4 = re.compile(r"(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}"
+                   r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\Z")
 _TRUNCATED = frozenset({"length", "time", "disconnect", "unspecified"})
 
 
@@ -143,6 +149,8 @@ def _media_type(value: str, version: str) -> tuple[str, str] | None:
 
 
 def _ip(value: str, version: str) -> tuple[str, str] | None:
+    if _IPV4.match(value):
+        return None
     try:
         ipaddress.ip_address(value)
     except ValueError:
@@ -317,12 +325,6 @@ def validate_headers(
     Returns:
         Every broken rule, as :class:`~warckit.errors.Issue` (empty when valid).
     """
-    table = rules_for(version)
-    issues: list[Issue] = []
-
-    def add(code: str, severity: str, name: str, message: str) -> None:
-        issues.append(Issue(code, message, severity, offset, source, name))
-
     # One pass over the fields: lowercased name -> values in order (what
     # Headers.all gives, without a lookup per rule).
     grouped: dict[str, list[str]] = {}
@@ -333,71 +335,194 @@ def validate_headers(
             grouped[key] = [value]
         else:
             got.append(value)
+    return validate_grouped(grouped, version, block_length=block_length, source=source, offset=offset)
 
-    def first(key: str) -> str | None:
-        got = grouped.get(key)
-        return got[0] if got else None
 
-    wtype_values = grouped.get("warc-type")
-    rtype = wtype_values[0].strip() if wtype_values else ""
-    known = rtype in _ALL
+_DIGEST = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
+_WTYPE = re.compile("(?:" + "|".join(RECORD_TYPES) + r")\Z")
+_TRUNCATED_VALUE = re.compile(r"(?:length|time|disconnect|unspecified)\Z")
+_SEGMENT = re.compile(r"0*[1-9][0-9]*\Z")
+
+
+def _accept(syntax: Checker, version: str) -> Callable[[str], object] | None:
+    """A quick test for values *syntax* accepts: where it matches a value as stored,
+    *syntax* returns None for the value stripped (no match: ask *syntax*)."""
+    quick: dict[Checker, Callable[[str], object]] = {
+        _uri: _URI.match, _bracketed_uri: _BRACKETED_URI.match, _digits: _DIGITS.match,
+        _media_type: _MEDIA_TYPE.match, _ip: _IPV4.match, _digest: _DIGEST.match, _wtype: _WTYPE.match,
+        _truncated: _TRUNCATED_VALUE.match, _segment_number: _SEGMENT.match,
+        _date: (_DATE_10 if version == "1.0" else _DATE_11).match,
+    }
+    return quick.get(syntax)
+
+
+#: Plans by head shape (see :func:`_plan`); cleared when it grows past _PLANS_MAX.
+#: A plan step: the rule, the key whose values to check (None: none), the findings that
+#: follow from the head's shape, and a quick test whose match means the value is fine.
+_Step = tuple["FieldRule", str | None, tuple[tuple[str, str], ...], "Callable[[str], object] | None"]
+
+
+class _Plan:
+    """What to do per rule for heads of one shape (see :func:`_plan`).
+
+    Besides the steps, a plan whose values all have quick tests gets, from its second
+    use on, one regular expression joining those tests with NUL separators: one match
+    over the head's values joined with NUL says every value is fine. (A value holding a
+    NUL could shift the separators; the joined string then has more NULs than the
+    plan has separators, and the values are checked one by one.)
+    """
+
+    __slots__ = ("findings", "keys", "separators", "steps", "uses", "whole")
+
+    def __init__(self, steps: tuple[_Step, ...], grouped: dict[str, list[str]]) -> None:
+        self.steps = steps
+        self.findings = tuple((code, rule.name, message) for rule, _, found, _ in steps for code, message in found)
+        checked = [(key, accept) for _, key, _, accept in steps if key is not None]
+        self.keys: tuple[str, ...] | None = tuple(key for key, _ in checked)
+        if not checked or any(accept is None for _, accept in checked):
+            self.keys = None
+        self.separators = sum(len(grouped[key]) for key, _ in checked) - 1
+        self.uses = 0
+        self.whole: Callable[[str], object] | None = None
+
+    def compile(self, grouped: dict[str, list[str]]) -> None:
+        """Make :attr:`whole` from the quick tests (their patterns, each ending in ``\\Z``)."""
+        parts = [f"(?:{accept.__self__.pattern[:-2]})"  # type: ignore[union-attr]
+                 for _, key, _, accept in self.steps if key is not None for _ in grouped[key]]
+        self.whole = re.compile("\x00".join(parts) + r"\Z", re.ASCII).match
+
+
+_PLANS: dict[tuple[object, ...], _Plan] = {}
+_PLANS_MAX = 512
+
+
+def _plan(table: RuleTable, version: str, rtype: str, known: bool, grouped: dict[str, list[str]]) -> _Plan:
+    """The plan for a head of this shape: per rule ``(rule, key whose values to check or
+    None, (code, message) of the findings that follow from the shape alone, quick test)``.
+
+    The shape is the version, the record type and which fields occur how often: most
+    records of a file share a few shapes, so the rule table is walked once per shape.
+    """
+    shape = (version, rtype, tuple(grouped), tuple(map(len, grouped.values())))
+    plan = _PLANS.get(shape)
+    if plan is not None:
+        if plan.whole is None and plan.keys is not None:
+            plan.uses += 1
+            if plan.uses == 2:
+                plan.compile(grouped)
+        return plan
+    steps: list[_Step] = []
+    found: list[tuple[str, str]] = []
+    add = found.append
     for key, rule in table.keyed:
         values = grouped.get(key)
         if not values:
             if known and rtype in rule.mandatory:
-                add("missing-field", "error", rule.name,
-                    f"{rule.name} is mandatory on {rtype} records (WARC {version} §{rule.section})")
+                add(("missing-field",
+                     f"{rule.name} is mandatory on {rtype} records (WARC {version} §{rule.section})"))
             elif not known and rule.mandatory == _ALL:
-                add("missing-field", "error", rule.name,
-                    f"{rule.name} is mandatory on every record (WARC {version} §{rule.section})")
+                add(("missing-field",
+                     f"{rule.name} is mandatory on every record (WARC {version} §{rule.section})"))
+            if found:
+                steps.append((rule, None, tuple(found), None))
+                found.clear()
             continue
         if known and rtype in rule.forbidden:
-            add("forbidden-field", "error", rule.name,
-                f"{rule.name} shall not appear on {rtype} records (WARC {version} §{rule.section})")
+            add(("forbidden-field",
+                 f"{rule.name} shall not appear on {rtype} records (WARC {version} §{rule.section})"))
         if len(values) > 1 and not rule.repeatable:
-            add("repeated-field", "error", rule.name,
-                f"{rule.name} occurs {len(values)} times; only WARC-Concurrent-To may repeat "
-                f"(WARC {version} §{rule.section})")
-        syntax = rule.syntax
-        for value in values:
-            problem = syntax(value.strip(), version)
-            if problem is not None:
-                severity, message = problem
-                add("bad-syntax", severity, rule.name,
-                    f"{rule.name} {value!r}: {message} (WARC {version} §{rule.section})")
+            add(("repeated-field",
+                 (f"{rule.name} occurs {len(values)} times; only WARC-Concurrent-To may repeat "
+                  f"(WARC {version} §{rule.section})")))
+        checked = rule.syntax is not _text
+        if found or checked:
+            steps.append((rule, key if checked else None, tuple(found), _accept(rule.syntax, version)))
+        found.clear()
+    plan = _Plan(tuple(steps), grouped)
+    if len(_PLANS) >= _PLANS_MAX:
+        _PLANS.clear()
+    _PLANS[shape] = plan
+    return plan
+
+
+def validate_grouped(
+    grouped: dict[str, list[str]],
+    version: str,
+    *,
+    block_length: int | None = None,
+    source: str | None = None,
+    offset: int | None = None,
+) -> tuple[Issue, ...]:
+    """:func:`validate_headers` on a head's fields grouped by lowercased name
+    (``{name: [values in order]}``), for a caller that has them grouped already."""
+    issues: list[Issue] = []
+
+    def add(code: str, severity: str, name: str, message: str) -> None:
+        issues.append(Issue(code, message, severity, offset, source, name))
+
+    wtype_values = grouped.get("warc-type")
+    rtype = wtype_values[0].strip() if wtype_values else ""
+    known = rtype in _ALL
+    plan = _plan(rules_for(version), version, rtype, known, grouped)
+    whole = plan.whole
+    if whole is not None:
+        joined = "\x00".join(chain.from_iterable(map(grouped.__getitem__, plan.keys)))  # type: ignore[arg-type]
+        if whole(joined) and joined.count("\x00") == plan.separators:
+            for code, name, message in plan.findings:
+                add(code, "error", name, message)
+        else:
+            whole = None
+    if whole is None:
+        for rule, key, found, accept in plan.steps:
+            for code, message in found:
+                add(code, "error", rule.name, message)
+            if key is None:
+                continue
+            for value in grouped[key]:
+                if accept is not None and accept(value):
+                    continue
+                problem = rule.syntax(value.strip(), version)
+                if problem is not None:
+                    severity, message = problem
+                    add("bad-syntax", severity, rule.name,
+                        f"{rule.name} {value!r}: {message} (WARC {version} §{rule.section})")
     if not known:
         return tuple(issues)
+    get = grouped.get
     # Conditional rules.
     if rtype == "revisit":
-        pname = profile_name(first("warc-profile"))
-        if first("warc-profile") is not None and pname is None:
+        profiles = get("warc-profile")
+        given = profiles[0] if profiles else None
+        pname = profile_name(given)
+        if given is not None and pname is None:
             add("unknown-profile", "warning", "WARC-Profile",
                 "unrecognised revisit profile; readers shall not interpret the record (§6.7)")
-        profile = (first("warc-profile") or "").strip().strip("<>").rstrip("/")
+        profile = (given or "").strip().strip("<>").rstrip("/")
         if pname is not None and not profile.endswith("/revisit/" + pname):
             add("nonstandard-profile", "warning", "WARC-Profile",
                 f"profile URI is not the WARC 1.0/1.1 {pname} URI; matched on its suffix")
-        if pname == "identical-payload-digest" and first("warc-payload-digest") is None:
+        if pname == "identical-payload-digest" and not get("warc-payload-digest"):
             add("missing-field", "error", "WARC-Payload-Digest",
                 "WARC-Payload-Digest is mandatory on identical-payload-digest revisits "
                 f"(WARC {version} §6.7.2)")
-    seg = first("warc-segment-number")
-    if seg is not None and _DIGITS.match(seg.strip()):
-        n = int(seg.strip())
+    segs = get("warc-segment-number")
+    if segs and _DIGITS.match(segs[0].strip()):
+        n = int(segs[0].strip())
         if rtype == "continuation" and n < 2:
             add("bad-segment-number", "error", "WARC-Segment-Number",
                 "a continuation record's WARC-Segment-Number is 2 or more (§7)")
         if rtype != "continuation" and n != 1:
             add("bad-segment-number", "error", "WARC-Segment-Number",
                 f"a first segment has WARC-Segment-Number 1, not {n} (§7)")
-    cl = first("content-length")
     size = block_length
-    if size is None and cl is not None and _DIGITS.match(cl.strip()):
-        size = int(cl.strip())
-    if size and rtype != "continuation" and first("content-type") is None:
+    if size is None:
+        lengths = get("content-length")
+        if lengths and _DIGITS.match(lengths[0].strip()):
+            size = int(lengths[0].strip())
+    if size and rtype != "continuation" and not get("content-type"):
         add("missing-content-type", "warning", "Content-Type",
             f"a {rtype} record with a non-empty block should have a Content-Type (§5.6)")
-    return tuple(issues)
+    return tuple(issues) if issues else ()
 
 
 def validate(record: object, *, source: str | None = None) -> tuple[Issue, ...]:
