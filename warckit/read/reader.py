@@ -35,7 +35,7 @@ from ..io.compression import (
     make_decoder,
     sniff_compression,
 )
-from ..io.sources import InputLike, Source, open_source
+from ..io.sources import STDIN, InputLike, Source, open_source
 from ..record.records import RECORD_TYPES, WarcRecord, record_class
 from .arc import _ARC_V1, MAX_ARC_LINE, ArcHeads, _arc_fields
 from .recovery import Recovery
@@ -447,9 +447,13 @@ def _open_record_at(
     length: int | None = None, storage_options: dict[str, Any] | None = None,
 ) -> tuple[ArchiveReader, WarcRecord]:
     """The reader of one record (closed with the record) and that record."""
-    src = open_source(path, name=name, storage_options=storage_options, span=(offset, length))
-    if src.owned and src.seekable and type(src.file) is io.BufferedReader:
-        src.file = _RecordFile(src.file.detach())
+    if isinstance(path, os.PathLike) or (isinstance(path, str) and path != STDIN and "://" not in path):
+        # open_source's rule for a local path, but unbuffered (see _RecordFile).
+        raw = open(path, "rb", buffering=0)  # noqa: SIM115 - the Source closes it
+        src = Source(_RecordFile(raw) if raw.seekable() else io.BufferedReader(raw),
+                     name or os.fspath(path), owned=True)
+    else:
+        src = open_source(path, name=name, storage_options=storage_options, span=(offset, length))
     try:
         # Random access: read (and, for gzip, buffer) little past the record.
         reader = ArchiveReader(src, offset=offset, _chunk=1 << 15, **options)
