@@ -22,7 +22,7 @@ import importlib
 import os
 import sys
 import warnings
-from typing import TYPE_CHECKING
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
 
 from .._util.frozen import Frozen
 

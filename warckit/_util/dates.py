@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
 if TYPE_CHECKING:
+    import re
     from datetime import datetime
 
 # (The datetime module is imported in the functions: `import warckit` does not need it,
@@ -33,6 +32,8 @@ def parse_warc_date(text: str) -> datetime | None:
     """
     global _w3c
     if _w3c is None:  # (re.ASCII: only ASCII digits are digits in a WARC-Date, not "٢٠٢٤")
+        import re
+
         _w3c = re.compile(_W3C_PATTERN, re.ASCII)
     m = _w3c.match(text.strip())
     if m is None:

@@ -10,15 +10,28 @@ from __future__ import annotations
 import io
 import os
 import sys
-from typing import IO, Any, BinaryIO
 
 from ..errors import UsageError
 
 __all__ = ["ARCHIVE_SUFFIXES", "STDIN", "InputLike", "Source", "archives_under", "open_source"]
 
-# (Not the string "os.PathLike[str]": typing compiles a string, 2 ms of every start-up.)
-#: What :func:`open_source` accepts: a path, ``"-"``, a URL, or a binary file object.
-InputLike = str | os.PathLike[str] | BinaryIO | IO[bytes]
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
+if TYPE_CHECKING:
+    from typing import IO, Any, BinaryIO
+
+    #: What :func:`open_source` accepts: a path, ``"-"``, a URL, or a binary file object.
+    InputLike = str | os.PathLike[str] | BinaryIO | IO[bytes]
+
+
+def __getattr__(name: str) -> object:
+    # InputLike is made on first use: it needs typing, which reading a file does not.
+    if name == "InputLike":
+        from typing import IO, BinaryIO
+
+        alias = str | os.PathLike[str] | BinaryIO | IO[bytes]
+        globals()["InputLike"] = alias
+        return alias
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: The path that means standard input (a :class:`pathlib.Path` ``"-"`` stays a file name).
 STDIN = "-"

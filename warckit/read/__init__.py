@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
 
 from .reader import RECORDS_LOST, ArchiveReader, open_archive, read_payload_range, read_record_at
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..io.sources import Source
     from .segments import LogicalRecord, iter_logical_records, reassemble
     from .wacz import WaczReader

@@ -16,7 +16,11 @@ import io
 import os
 import weakref
 from collections.abc import Callable, Collection, Iterator
-from typing import Any, ClassVar
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
+
+    from ..io.sources import InputLike
 
 from .._speedups.readercore import impl as _core
 from .._util.cpus import cpu_count
@@ -35,7 +39,7 @@ from ..io.compression import (
     make_decoder,
     sniff_compression,
 )
-from ..io.sources import STDIN, InputLike, Source, open_source
+from ..io.sources import STDIN, Source, open_source
 from ..record.records import RECORD_TYPES, WarcRecord, record_class
 from .arc import _ARC_V1, MAX_ARC_LINE, ArcHeads, _arc_fields
 from .recovery import Recovery

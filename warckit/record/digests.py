@@ -7,10 +7,12 @@ is detected from its length and alphabet, as WARC 1.1-annotated #80 recommends.
 
 from __future__ import annotations
 
-import re
-
 from .._util.frozen import Frozen
 from ..errors import HeaderParseError, UsageError
+
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["DIGEST_SIZES", "Digest", "Digester", "b32encode", "format_digest", "normalize_algorithm"]
 
@@ -35,10 +37,20 @@ _ALIASES = {
 }
 _B32 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567=")
 _HEX = frozenset("0123456789abcdefABCDEF")
-_SHA1_B32 = re.compile(r"[A-Za-z2-7]{32}")
+#: Whether a whole string is 32 base32 characters (either case): compiled on first use,
+#: as `re` is not imported by reading alone.
+_sha1_b32: Callable[[str], object] | None = None
 _B32_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 _B32_AS_INT = str.maketrans(_B32_ALPHABET, "0123456789abcdefghijklmnopqrstuv")
 _B32_PAIRS = [a + b for a in _B32_ALPHABET for b in _B32_ALPHABET]  # every 10-bit group
+
+
+def _compile_sha1_b32() -> Callable[[str], object]:
+    global _sha1_b32
+    import re
+
+    _sha1_b32 = re.compile(r"[A-Za-z2-7]{32}").fullmatch
+    return _sha1_b32
 
 
 def b32encode(raw: bytes) -> str:
@@ -127,7 +139,8 @@ class Digest(Frozen):
         """``"base32"``, ``"base16"``, ``"base64"``, ``"base64url"`` or ``None`` if undecodable."""
         v = self.value
         size = DIGEST_SIZES.get(self.algorithm)
-        if size == 20 and len(v) == 32 and _SHA1_B32.fullmatch(v):  # the common case
+        is_b32 = _sha1_b32 or _compile_sha1_b32()
+        if size == 20 and len(v) == 32 and is_b32(v):  # the common case
             return "base32"
         if size is not None:
             if len(v) == 2 * size and set(v) <= _HEX and not (size == 16 and v.endswith("=")):
