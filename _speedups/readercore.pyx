@@ -10,7 +10,6 @@ knows no record class (the subclass gives ``_record_types`` and ``_record_class`
 hands each record a :class:`LengthedBody`.
 """
 
-import re
 import weakref
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
@@ -24,7 +23,7 @@ _scan_head = _hp.scan_head
 _unparsed = Headers._unparsed
 _HeadError = _hp.HeadError
 
-_LENIENT_HEAD_END = re.compile(rb"\n\r*\n")
+_lenient_head_end = None  # re.compile(rb"\n\r*\n").search, on first use (reading strictly needs no re)
 #: Decompressed bytes asked for when the reader needs a record head (the rest of a
 #: large block is then skipped inside the decoder, never copied out).
 HEAD_CHUNK = 1 << 14
@@ -33,6 +32,14 @@ BODY_CHUNK = 1 << 20
 #: Largest Content-Length accepted (2**62 bytes: more than any file system holds).
 MAX_CONTENT_LENGTH = 1 << 62
 _ref = weakref.ref
+
+
+def _compile_head_end():
+    global _lenient_head_end
+    import re
+
+    _lenient_head_end = re.compile(rb"\n\r*\n").search
+    return _lenient_head_end
 
 
 class _Ghost:
@@ -410,7 +417,7 @@ cdef class ReaderCore:
             end = _find_head_end(p, search, n)
             if lenient:
                 # Bare LF and CR CR LF line ends (pywb's missing-status-text.warc).
-                m = _LENIENT_HEAD_END.search(buf, search)
+                m = (_lenient_head_end or _compile_head_end())(buf, search)
                 if m is not None and (end < 0 or m.end() < end + 4):
                     end = m.end() - 4  # so that end + 4 is just past the empty line
             if end >= 0:

@@ -19,8 +19,22 @@ from cpython.unicode cimport PyUnicode_DecodeASCII
 from libc.string cimport memchr, memcmp, memcpy
 
 from warckit.errors import UrlError
-from warckit._speedups import _surt_py as _py
-from warckit._speedups._surt_py import MAX_URL_LENGTH
+#: Longest URL accepted, as the pure twin's (tests/url/test_url_parity.py compares them).
+MAX_URL_LENGTH = 65536
+
+#: The pure twin, for the rare paths compiled code hands over (imported on first use:
+#: it brings re and idna's machinery, which `warckit --version` loading this module and
+#: most keys never need).
+cdef object _py = None
+
+
+cdef object _pure():
+    global _py
+    if _py is None:
+        from warckit._speedups import _surt_py
+
+        _py = _surt_py
+    return _py
 
 #: Exactly what this module compiles (the names it shares with the pure twin).
 __all__ = ["MAX_URL_LENGTH", "surt_key"]
@@ -267,8 +281,8 @@ cdef object _host_surt(bytes host, bint strip_www, bint reverse_ipaddr, bint idn
         cached = _plain_host_surt(host, strip_www)
         if cached is None:
             try:
-                canon = _py.canonical_host(host, strip_www, idna2008, strict)
-                cached = _py.reverse_host(canon, reverse_ipaddr) if canon else b""
+                canon = _pure().canonical_host(host, strip_www, idna2008, strict)
+                cached = _pure().reverse_host(canon, reverse_ipaddr) if canon else b""
             except UrlError as exc:
                 cached = exc
         if len(cache) >= _REVERSED_MAX:
@@ -540,7 +554,7 @@ def surt_key(url, trailing_comma=False, with_scheme=False, strip_www=True,
             path = tmp
         plen2 = _escape_lower(path, plen, out + k)
         if plen2 >= 5 and _contains(out + k, plen2, b".aspx", 5):
-            pathb = _py.strip_path_session_id(PyBytes_FromStringAndSize(<const char*>(out + k), plen2))
+            pathb = _pure().strip_path_session_id(PyBytes_FromStringAndSize(<const char*>(out + k), plen2))
             plen2 = PyBytes_GET_SIZE(pathb)
             memcpy(out + k, PyBytes_AS_STRING(pathb), plen2)
         if plen2 > 1 and out[k + plen2 - 1] == 47:
@@ -556,7 +570,7 @@ def surt_key(url, trailing_comma=False, with_scheme=False, strip_www=True,
             query = tmp
             if (_contains(tmp, qlen, b"ssi", 3) or _contains(tmp, qlen, b"sid=", 4)
                     or _contains(tmp, qlen, b"cfid=", 5)):
-                queryb = _py.strip_query_session_id(PyBytes_FromStringAndSize(<const char*>tmp, qlen))
+                queryb = _pure().strip_query_session_id(PyBytes_FromStringAndSize(<const char*>tmp, qlen))
                 qlen = PyBytes_GET_SIZE(queryb)
                 memcpy(tmp, PyBytes_AS_STRING(queryb), qlen)
             if qlen > 0:
@@ -568,7 +582,7 @@ def surt_key(url, trailing_comma=False, with_scheme=False, strip_www=True,
                 if qlen > 1 and memchr(tmp, 38, qlen) != NULL:
                     i = _sort_query(tmp, qlen, out + k)
                     if i < 0:
-                        queryb = _py.sort_query(PyBytes_FromStringAndSize(<const char*>tmp, qlen))
+                        queryb = _pure().sort_query(PyBytes_FromStringAndSize(<const char*>tmp, qlen))
                         memcpy(out + k, PyBytes_AS_STRING(queryb), qlen)
                     k += qlen
                 else:

@@ -5,7 +5,6 @@ Same signature, results and fallbacks (``None``) as the pure twin; see its docst
 for the rules.
 """
 
-import hashlib
 
 from libc.string cimport memchr, memcmp
 
@@ -16,7 +15,7 @@ LEGACY_OK = 3
 REVISIT = 4
 MISMATCH_CHUNKS = 5
 
-cdef object _sha1 = hashlib.sha1
+cdef object _sha1 = None  # hashlib.sha1, on first use (`warckit --version` loads this module)
 cdef Py_ssize_t _MAX_HTTP_HEAD = 1 << 20
 
 # token characters (RFC 2616 §2.2): 33..126 except separators
@@ -338,6 +337,11 @@ def scan_record(bytes fields, str type_name, bytes block):
         chunked = te == 1
         head_len = end
     cdef bytes digest
+    global _sha1
+    if _sha1 is None:
+        import hashlib
+
+        _sha1 = hashlib.sha1
     view = memoryview(block)
     if have_block:
         digest = _sha1(view).digest()

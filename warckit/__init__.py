@@ -9,28 +9,40 @@ rules), :mod:`warckit.read`, :mod:`warckit.write`, :mod:`warckit.check`,
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
-from .errors import Issue, ParseError, UsageError, ValidationError, WarckitError
-from .read.reader import ArchiveReader, read_payload_range, read_record_at
-from .read.reader import open_archive as open
-from .record.digests import Digest
-from .record.headers import Headers
-from .record.http import HttpHead
-from .record.records import ArcRecord, WarcRecord
 
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
 if TYPE_CHECKING:
+    from typing import Any
+
     from . import cdx, check, errors, read, record, tools, url, write
     from .check import DigestReport, FileReport, check_file, verify_file
+    from .errors import Issue, ParseError, UsageError, ValidationError, WarckitError
     from .read import iter_logical_records
+    from .read.reader import ArchiveReader, read_payload_range, read_record_at
+    from .read.reader import open_archive as open
+    from .record.digests import Digest
+    from .record.headers import Headers
+    from .record.http import HttpHead
+    from .record.records import ArcRecord, WarcRecord
     from .write import RollingFile, WarcWriter, WrittenRecord
 
-# Writing and checking are imported on first use, so that reading starts fast.
+# Every name is imported on first use, from the module that defines it: `import warckit`
+# costs next to nothing, and a process imports only the layers it uses (`warckit --version`
+# does not import the reader, a reader does not import the writer).
 _LAZY = {
-    "WarcWriter": "write", "WrittenRecord": "write", "RollingFile": "write",
-    "iter_logical_records": "read",
-    "FileReport": "check", "check_file": "check", "DigestReport": "check", "verify_file": "check",
+    "open": ("read.reader", "open_archive"), "ArchiveReader": ("read.reader", None),
+    "read_record_at": ("read.reader", None), "read_payload_range": ("read.reader", None),
+    "iter_logical_records": ("read", None),
+    "WarcRecord": ("record.records", None), "ArcRecord": ("record.records", None),
+    "Headers": ("record.headers", None), "HttpHead": ("record.http", None),
+    "Digest": ("record.digests", None),
+    "WarcWriter": ("write", None), "WrittenRecord": ("write", None), "RollingFile": ("write", None),
+    "FileReport": ("check", None), "check_file": ("check", None), "DigestReport": ("check", None),
+    "verify_file": ("check", None),
+    "WarckitError": ("errors", None), "ParseError": ("errors", None), "UsageError": ("errors", None),
+    "ValidationError": ("errors", None), "Issue": ("errors", None),
 }
 _SUBPACKAGES = frozenset({"cdx", "check", "errors", "read", "record", "tools", "url", "write"})
 
@@ -38,12 +50,17 @@ _SUBPACKAGES = frozenset({"cdx", "check", "errors", "read", "record", "tools", "
 def __getattr__(name: str) -> Any:
     if name in _SUBPACKAGES:
         return importlib.import_module(f".{name}", __name__)
-    module = _LAZY.get(name)
-    if module is None:
+    where = _LAZY.get(name)
+    if where is None:
         raise AttributeError(f"module 'warckit' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    module, attribute = where
+    value = getattr(importlib.import_module(f".{module}", __name__), attribute or name)
     globals()[name] = value
     return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
 
 
 __all__ = [

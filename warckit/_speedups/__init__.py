@@ -19,14 +19,18 @@ without its compiled modules (every hot path then silently pure), each raise one
 from __future__ import annotations
 
 import importlib
-import importlib.util
-import json
 import os
 import sys
 import warnings
-from dataclasses import dataclass
-from pathlib import Path
-from types import ModuleType
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
+
+from .._util.frozen import Frozen
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+# (No dataclasses, pathlib or json here: every warckit process imports this module,
+# and those three cost more start-up time than the reading path itself.)
 
 #: Every hot module that has (or may have) a compiled twin.
 MODULES: tuple[str, ...] = ("headers", "gzipmember", "surt", "readercore", "blockdeflate", "verifyfast")
@@ -36,11 +40,12 @@ NO_EXTENSIONS: bool = bool(os.environ.get("WARCKIT_NO_EXTENSIONS")) or (
     sys.implementation.name != "cpython"
 )
 
-_HERE = Path(__file__).resolve().parent
+_HERE = os.path.dirname(os.path.realpath(__file__))
+_ROOT = os.path.dirname(os.path.dirname(_HERE))
 #: The repository root when this package is imported from a source checkout, else None.
-_CHECKOUT: Path | None = (
-    _HERE.parents[1]
-    if (_HERE.parents[1] / "setup.py").is_file() and (_HERE.parents[1] / "_speedups").is_dir()
+_CHECKOUT: str | None = (
+    _ROOT
+    if os.path.isfile(os.path.join(_ROOT, "setup.py")) and os.path.isdir(os.path.join(_ROOT, "_speedups"))
     else None
 )
 _BUILD_IN_PLACE = "`pip install -e .` or `python setup.py build_ext --inplace`"
@@ -50,9 +55,10 @@ class PurePythonWarning(RuntimeWarning):
     """A hot module runs as its pure-Python twin although a compiled one was expected."""
 
 
-@dataclass(frozen=True)
-class ModuleStatus:
+class ModuleStatus(Frozen):
     """Which implementation of one hot module this process uses, and why."""
+
+    __slots__ = ("name", "implementation", "reason", "libraries")  # noqa: RUF023 (the repr order)
 
     #: The hot module's name (one of :data:`MODULES`).
     name: str
@@ -61,7 +67,14 @@ class ModuleStatus:
     #: Why the pure twin is used (``None`` when compiled).
     reason: str | None
     #: The C libraries the compiled module calls, with versions and where they come from.
-    libraries: tuple[str, ...] = ()
+    libraries: tuple[str, ...]
+
+    def __init__(self, name: str, implementation: str, reason: str | None,
+                 libraries: tuple[str, ...] = ()) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "implementation", implementation)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "libraries", libraries)
 
 
 def pure(name: str) -> ModuleType:
@@ -79,6 +92,8 @@ _FAILED: dict[str, ImportError] = {}
 
 
 def _is_built(name: str) -> bool:
+    import importlib.util
+
     return importlib.util.find_spec(f"warckit._speedups._{name}_c") is not None
 
 
@@ -105,8 +120,10 @@ def load(name: str) -> ModuleType:
 
 def _build_report() -> dict[str, dict[str, object]]:
     """What setup.py recorded about each module (empty if it left no report)."""
+    import json
+
     try:
-        with open(_HERE / "_build.json", encoding="utf-8") as f:
+        with open(os.path.join(_HERE, "_build.json"), encoding="utf-8") as f:
             modules = json.load(f)["modules"]
         return modules if isinstance(modules, dict) else {}
     except (OSError, ValueError, KeyError, TypeError):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
 
 from . import NO_EXTENSIONS, fell_back
 

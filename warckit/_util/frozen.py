@@ -7,7 +7,9 @@ other module warckit needs to read a file.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Frozen:

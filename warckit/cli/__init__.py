@@ -9,75 +9,16 @@ unreadable input or a failed check, 2 usage error.
 
 from __future__ import annotations
 
-import argparse
-import importlib
-import os
 import sys
-from collections.abc import Sequence
 
-from .._version import __version__
-from ..errors import UsageError, WarckitError
-from ._common import (
-    EXIT_FAILED,
-    EXIT_OK,
-    EXIT_STATUS_EPILOG,
-    EXIT_USAGE,
-    ArgumentParser,
-    HelpFormatter,
-    apply_storage_options,
-    error_line,
-)
+from ._about import COMMANDS, version_text
 
-#: Subcommand modules, in the order ``warckit --help`` lists them.
-COMMANDS: tuple[str, ...] = (
-    "ls",
-    "extract",
-    "check",
-    "index",
-    "merge",
-    "query",
-    "surt",
-    "recompress",
-    "arc2warc",
-    "crawllog2warc",
-    "dedup",
-    "wacz",
-    "serve",
-)
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
 
-
-def version_text() -> str:
-    """What ``warckit --version`` prints: the version, then each hot module's implementation."""
-    import platform
-
-    from .. import _speedups
-
-    modules = _speedups.status()
-    used = sum(s.implementation == "c" for s in modules.values())
-    lines = [f"warckit {__version__} ({platform.python_implementation()} {platform.python_version()})",
-             f"compiled hot modules: {used} of {len(modules)} in use"
-             + ("" if used == len(modules) else "; the others run their pure-Python twins (slower)")]
-    width = max(len(name) for name in modules)
-    for name, s in modules.items():
-        if s.implementation == "c":
-            detail = "compiled" + (f": {', '.join(s.libraries)}" if s.libraries else "")
-        else:
-            detail = f"pure Python: {s.reason}"
-        lines.append(f"  {name:<{width}}  {detail}")
-    return "\n".join(lines)
-
-
-class _VersionAction(argparse.Action):
-    """``--version``: print :func:`version_text` (argparse's own action rewraps lines)."""
-
-    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
-                 default: str = argparse.SUPPRESS, help: str | None = None) -> None:
-        super().__init__(option_strings, dest, nargs=0, default=default, help=help)
-
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
-                 values: object, option_string: str | None = None) -> None:
-        print(version_text())
-        parser.exit()
+__all__ = ["COMMANDS", "build_parser", "main", "version_text"]
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -87,83 +28,19 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         only: Register just this subcommand (so that running one command does not
             import the implementation of every other).
     """
-    parser = ArgumentParser(
-        prog="warckit",
-        description="Read, write, check and index WARC/ARC files; canonicalize URLs.",
-        epilog=EXIT_STATUS_EPILOG,
-    )
-    parser.add_argument("--version", action=_VersionAction,
-                        help="show the version and which hot modules are compiled, and exit")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.required = True
-    for name in COMMANDS:
-        if only is not None and name != only:
-            continue
-        try:
-            module = importlib.import_module(f"warckit.cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"warckit.cli.{name}":
-                continue  # subcommand not part of this build
-            raise
-        module.add_parser(sub)
-    _finish(parser)
-    return parser
+    from ._main import build_parser as build
 
-
-def _finish(parser: argparse.ArgumentParser) -> None:
-    """Give every (sub)command parser the shared formatter and the exit-status epilog."""
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for child in action.choices.values():
-                child.formatter_class = HelpFormatter
-                if child.epilog is None:
-                    child.epilog = EXIT_STATUS_EPILOG
-                _finish(child)
+    return build(only)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``warckit`` command line; return the exit status."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    only = args_list[0] if args_list and args_list[0] in COMMANDS else None
-    parser = build_parser(only)
-    try:
-        args, extra = parser.parse_known_args(args_list)
-    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
-        return int(exc.code or 0)
-    command = " ".join(filter(None, (args.command, getattr(args, "action", None))))
-    intermixed = getattr(args, "_intermixed", None)
-    if extra and intermixed and not any(e.startswith("-") and e != "-" for e in extra):
-        # Positionals after options (`query INDEX --from 2014 URL`): argparse stops
-        # filling a nargs="+" positional at the first option.
-        getattr(args, intermixed).extend(extra)
-    elif extra:
-        print(f"warckit {command}: error: unrecognized arguments: {' '.join(extra)}",
-              file=sys.stderr)
-        return EXIT_USAGE
-    try:
-        apply_storage_options(args)
-        return int(args.func(args))
-    except UsageError as exc:
-        print(error_line(command, exc), file=sys.stderr)
-        return EXIT_USAGE
-    except WarckitError as exc:
-        print(error_line(command, exc), file=sys.stderr)
-        return EXIT_FAILED
-    except BrokenPipeError:
-        # Output piped into `head`: not an error of ours.
-        _close_stdout()
-        return EXIT_OK
-    except OSError as exc:
-        print(error_line(command, exc), file=sys.stderr)
-        return EXIT_FAILED
-    except KeyboardInterrupt:
-        return 130  # the shell's convention for SIGINT
+    if args_list[:1] == ["--version"]:
+        # What the parser would do, without building it or importing argparse (every
+        # subcommand's parser, and argparse's help formatter): start-up time.
+        print(version_text())
+        return 0
+    from ._main import run
 
-
-def _close_stdout() -> None:
-    try:
-        # Point stdout at /dev/null so the interpreter's final flush cannot fail again.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):  # pragma: no cover - stdout already gone or replaced
-        pass
+    return run(args_list)

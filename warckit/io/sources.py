@@ -10,15 +10,28 @@ from __future__ import annotations
 import io
 import os
 import sys
-from typing import IO, Any, BinaryIO, Union
 
 from ..errors import UsageError
-from .remote import is_url
 
 __all__ = ["ARCHIVE_SUFFIXES", "STDIN", "InputLike", "Source", "archives_under", "open_source"]
 
-#: What :func:`open_source` accepts: a path, ``"-"``, a URL, or a binary file object.
-InputLike = Union[str, "os.PathLike[str]", BinaryIO, IO[bytes]]
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
+if TYPE_CHECKING:
+    from typing import IO, Any, BinaryIO
+
+    #: What :func:`open_source` accepts: a path, ``"-"``, a URL, or a binary file object.
+    InputLike = str | os.PathLike[str] | BinaryIO | IO[bytes]
+
+
+def __getattr__(name: str) -> object:
+    # InputLike is made on first use: it needs typing, which reading a file does not.
+    if name == "InputLike":
+        from typing import IO, BinaryIO
+
+        alias = str | os.PathLike[str] | BinaryIO | IO[bytes]
+        globals()["InputLike"] = alias
+        return alias
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: The path that means standard input (a :class:`pathlib.Path` ``"-"`` stays a file name).
 STDIN = "-"
@@ -107,11 +120,12 @@ def open_source(
     if isinstance(source, str):
         if source == STDIN:
             return Source(sys.stdin.buffer, name or "<stdin>", owned=False)
-        if "://" in source and is_url(source):
-            from .remote import open_url
+        if "://" in source:
+            from .remote import is_url, open_url  # (imported only when a URL may be given)
 
-            remote = open_url(source, storage_options=storage_options, span=span)
-            return Source(remote, name or source, owned=True)
+            if is_url(source):
+                remote = open_url(source, storage_options=storage_options, span=span)
+                return Source(remote, name or source, owned=True)
     if isinstance(source, (str, os.PathLike)):
         f = open(source, "rb")  # noqa: SIM115 - the Source closes it
         return Source(f, name or os.fspath(source), owned=True)

@@ -2,9 +2,42 @@
 
 from __future__ import annotations
 
+import importlib
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
+
 from .reader import RECORDS_LOST, ArchiveReader, open_archive, read_payload_range, read_record_at
-from .segments import LogicalRecord, iter_logical_records, reassemble
-from .wacz import WaczReader
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ..io.sources import Source
+    from .segments import LogicalRecord, iter_logical_records, reassemble
+    from .wacz import WaczReader
+
+# Reassembly and WACZ are imported on first use (they bring dataclasses, json and
+# zipfile's helpers, which reading a WARC does not need).
+_LAZY = {"LogicalRecord": "segments", "iter_logical_records": "segments", "reassemble": "segments",
+         "WaczReader": "wacz"}
+
+
+def _open_wacz(reader: ArchiveReader, source: Source, options: dict[str, Any], offset: int) -> None:
+    """Turn *reader* into a WACZ reader, importing read/wacz.py on the first ZIP input."""
+    from .wacz import _become_wacz  # (which then registers itself in our place)
+
+    _become_wacz(reader, source, options, offset)
+
+
+ArchiveReader._zip_opener = _open_wacz
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "RECORDS_LOST",

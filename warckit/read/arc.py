@@ -8,7 +8,7 @@ on the reader core's buffer.
 from __future__ import annotations
 
 import bisect
-from typing import TYPE_CHECKING
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
 
 from .._speedups.readercore import impl as _core
 from ..errors import HeaderParseError, RecordParseError

@@ -12,10 +12,15 @@ are read by :mod:`warckit.read.arc`, damage is recovered from by
 from __future__ import annotations
 
 import bisect
+import io
 import os
 import weakref
 from collections.abc import Callable, Collection, Iterator
-from typing import Any, ClassVar
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
+
+    from ..io.sources import InputLike
 
 from .._speedups.readercore import impl as _core
 from .._util.cpus import cpu_count
@@ -34,7 +39,7 @@ from ..io.compression import (
     make_decoder,
     sniff_compression,
 )
-from ..io.sources import InputLike, Source, open_source
+from ..io.sources import STDIN, Source, open_source
 from ..record.records import RECORD_TYPES, WarcRecord, record_class
 from .arc import _ARC_V1, MAX_ARC_LINE, ArcHeads, _arc_fields
 from .recovery import Recovery
@@ -58,6 +63,47 @@ MAX_HEADER_SIZE = 1 << 20
 #: Whether readers inflate gzip files ahead on a thread by default.
 _READAHEAD_DEFAULT = cpu_count() > 1 and os.environ.get("WARCKIT_READAHEAD", "1") != "0"
 
+
+
+#: The first read of :func:`read_record_at`'s file: a gzip member is inflated in steps of
+#: 32 KiB of input (warckit._speedups.gzipmember.STEP), so a record smaller than that
+#: needs no more; the decoder's own reads (its buffer, 64 KiB) follow if it does.
+_FIRST_READ = (1 << 15) + (1 << 12)
+
+
+class _RecordFile:
+    """The file :func:`read_record_at` opened, read unbuffered, its first read short.
+
+    Most records are far smaller than the decoder's input buffer, which one read would
+    fill: reading (and, through a buffer, copying) 64 KiB was a fifth of a call.
+    """
+
+    __slots__ = ("_first", "_raw", "close", "fileno", "name", "read", "seek", "seekable", "tell")
+
+    def __init__(self, raw: Any) -> None:
+        self._raw = raw
+        self._first = _FIRST_READ
+        self.name = raw.name
+        self.read = raw.read
+        self.seek = raw.seek
+        self.tell = raw.tell
+        self.seekable = raw.seekable
+        self.fileno = raw.fileno
+        self.close = raw.close
+
+    @property
+    def closed(self) -> bool:
+        closed: bool = self._raw.closed
+        return closed
+
+    def readinto(self, buffer: Any) -> int | None:
+        first, self._first = self._first, 0
+        if first and len(buffer) > first:
+            with memoryview(buffer) as view, view[:first] as part:
+                n: int | None = self._raw.readinto(part)
+                return n
+        n = self._raw.readinto(buffer)
+        return n
 
 
 class ArchiveReader(ArcHeads, Recovery, _ReaderCore):
@@ -405,7 +451,13 @@ def _open_record_at(
     length: int | None = None, storage_options: dict[str, Any] | None = None,
 ) -> tuple[ArchiveReader, WarcRecord]:
     """The reader of one record (closed with the record) and that record."""
-    src = open_source(path, name=name, storage_options=storage_options, span=(offset, length))
+    if isinstance(path, os.PathLike) or (isinstance(path, str) and path != STDIN and "://" not in path):
+        # open_source's rule for a local path, but unbuffered (see _RecordFile).
+        raw = open(path, "rb", buffering=0)  # noqa: SIM115 - the Source closes it
+        src = Source(_RecordFile(raw) if raw.seekable() else io.BufferedReader(raw),
+                     name or os.fspath(path), owned=True)
+    else:
+        src = open_source(path, name=name, storage_options=storage_options, span=(offset, length))
     try:
         # Random access: read (and, for gzip, buffer) little past the record.
         reader = ArchiveReader(src, offset=offset, _chunk=1 << 15, **options)

@@ -8,7 +8,7 @@ on the reader core's buffer. Every recovery is an :class:`~warckit.errors.Issue`
 from __future__ import annotations
 
 import zlib
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
 
 from ..errors import CompressionError, RecordParseError
 from ..io.compression import GZIP_MEMBER_MAGIC, make_decoder
@@ -16,6 +16,8 @@ from ..record.records import WarcRecord
 from .arc import _ARC_V1, _ARC_V2, _arc_fields
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from .._speedups._readercore_py import ReaderCore as _Base
 else:
     _Base = object  # (the reader puts the selected ReaderCore after this class)

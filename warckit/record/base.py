@@ -11,7 +11,9 @@ moved on, touching an unread part of the block raises
 from __future__ import annotations
 
 import io
-from typing import IO, Any, ClassVar
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
+if TYPE_CHECKING:
+    from typing import IO, Any, ClassVar
 
 from ..errors import HttpParseError, Issue, StaleRecordError
 from .bodies import BlockStream, Body

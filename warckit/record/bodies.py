@@ -11,7 +11,11 @@ spools what it must keep, and talks only to the body.
 from __future__ import annotations
 
 import io
-from typing import Any, ClassVar, Protocol
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
+if TYPE_CHECKING:
+    from typing import Any, ClassVar, Protocol
+else:
+    Protocol = object  # (a protocol only describes: at run time a plain base does)
 
 from ..errors import ParseError
 

@@ -7,12 +7,12 @@ is detected from its length and alphabet, as WARC 1.1-annotated #80 recommends.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import re
-
 from .._util.frozen import Frozen
 from ..errors import HeaderParseError, UsageError
+
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["DIGEST_SIZES", "Digest", "Digester", "b32encode", "format_digest", "normalize_algorithm"]
 
@@ -37,10 +37,20 @@ _ALIASES = {
 }
 _B32 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567=")
 _HEX = frozenset("0123456789abcdefABCDEF")
-_SHA1_B32 = re.compile(r"[A-Za-z2-7]{32}")
+#: Whether a whole string is 32 base32 characters (either case): compiled on first use,
+#: as `re` is not imported by reading alone.
+_sha1_b32: Callable[[str], object] | None = None
 _B32_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 _B32_AS_INT = str.maketrans(_B32_ALPHABET, "0123456789abcdefghijklmnopqrstuv")
 _B32_PAIRS = [a + b for a in _B32_ALPHABET for b in _B32_ALPHABET]  # every 10-bit group
+
+
+def _compile_sha1_b32() -> Callable[[str], object]:
+    global _sha1_b32
+    import re
+
+    _sha1_b32 = re.compile(r"[A-Za-z2-7]{32}").fullmatch
+    return _sha1_b32
 
 
 def b32encode(raw: bytes) -> str:
@@ -50,6 +60,8 @@ def b32encode(raw: bytes) -> str:
     encoded 10 bits at a time from one integer, ~3x faster than ``base64``.
     """
     if len(raw) % 5:
+        import base64  # (imported when used: `import warckit` does not need it)
+
         return base64.b32encode(raw).decode("ascii")
     n = int.from_bytes(raw, "big")
     pairs = _B32_PAIRS
@@ -66,6 +78,8 @@ def format_digest(algorithm: str, raw: bytes, encoding: str | None = None) -> st
     if encoding == "base16":
         return f"{algorithm}:{raw.hex()}"
     if encoding == "base64":
+        import base64
+
         return f"{algorithm}:{base64.b64encode(raw).decode('ascii')}"
     raise UsageError(f"unknown digest encoding {encoding!r}")
 
@@ -125,7 +139,8 @@ class Digest(Frozen):
         """``"base32"``, ``"base16"``, ``"base64"``, ``"base64url"`` or ``None`` if undecodable."""
         v = self.value
         size = DIGEST_SIZES.get(self.algorithm)
-        if size == 20 and len(v) == 32 and _SHA1_B32.fullmatch(v):  # the common case
+        is_b32 = _sha1_b32 or _compile_sha1_b32()
+        if size == 20 and len(v) == 32 and is_b32(v):  # the common case
             return "base32"
         if size is not None:
             if len(v) == 2 * size and set(v) <= _HEX and not (size == 16 and v.endswith("=")):
@@ -145,6 +160,8 @@ class Digest(Frozen):
     @property
     def raw(self) -> bytes | None:
         """The decoded digest bytes, or ``None`` if the value cannot be decoded."""
+        import base64
+
         enc = self.encoding
         v = self.value
         try:
@@ -160,7 +177,7 @@ class Digest(Frozen):
                 return base64.b64decode(v + "=" * (-len(v) % 4))
             if enc == "base64url":
                 return base64.urlsafe_b64decode(v + "=" * (-len(v) % 4))
-        except (binascii.Error, ValueError):
+        except ValueError:  # (binascii.Error is one)
             return None
         return None
 

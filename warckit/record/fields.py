@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
 
 from .._util.dates import parse_warc_date
 from ..errors import HeaderParseError
 from .digests import Digest
 from .headers import Headers
+
+if TYPE_CHECKING:
+    from datetime import datetime
 
 __all__ = ["WarcFields", "strip_brackets"]
 

@@ -6,7 +6,9 @@ record through it (:func:`record_class` for any other type).
 
 from __future__ import annotations
 
-from typing import ClassVar
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
+if TYPE_CHECKING:
+    from typing import ClassVar
 
 from .._speedups.headers import impl as _hp
 from .._util.dates import parse_arc_date

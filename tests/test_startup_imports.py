@@ -1,0 +1,65 @@
+"""Start-up: what `import warckit`, reading a file and `warckit --version` import.
+
+Not a timing (timings flake): the modules that made a third of a short run's time
+(issue #19) must stay off these paths, each checked in a fresh interpreter.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SAMPLE = str(Path(__file__).resolve().parent.parent / "examples" / "sample.warc.gz")
+
+#: Heavy standard modules none of the paths below needs (each costs 1-12 ms to import).
+HEAVY = ("dataclasses", "inspect", "pathlib", "json", "urllib.parse", "ipaddress", "datetime",
+         "base64", "platform", "shutil", "argparse", "zipfile", "hashlib", "concurrent.futures",
+         "tempfile", "uuid", "email", "http")
+
+#: warckit modules reading a WARC does not need (writing, checking, reassembly, WACZ, URLs).
+NOT_FOR_READING = ("warckit.write", "warckit.check", "warckit.cdx", "warckit.url", "warckit.tools",
+                   "warckit.read.segments", "warckit.read.wacz", "warckit.io.zipped",
+                   "warckit.io.remote", "warckit.record.rules", "warckit.record.payload")
+
+
+def _imported(code: str) -> set[str]:
+    """The modules a fresh interpreter has after running *code* (site's own excepted)."""
+    probe = ("import sys\nbefore = set(sys.modules)\n" + code
+             + "\nafter = sorted(set(sys.modules) - before)\nprint(' '.join(after))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                         cwd=Path(SAMPLE).parents[1]).stdout
+    return set(out.splitlines()[-1].split())
+
+
+def test_import_warckit_imports_next_to_nothing() -> None:
+    modules = _imported("import warckit")
+    assert sorted(m for m in modules if m.startswith("warckit")) == ["warckit", "warckit._version"]
+    assert "typing" not in modules
+    assert sorted(modules & set(HEAVY)) == []
+
+
+def test_reading_a_file_imports_only_the_reading_path() -> None:
+    modules = _imported(f"import warckit\nwith warckit.open({SAMPLE!r}) as r:\n    n = sum(1 for _ in r)\n"
+                        f"rec = warckit.read_record_at({SAMPLE!r}, 0)\nrec.raw_stream().read()\nrec.close()")
+    assert sorted(modules & set(HEAVY)) == []
+    assert sorted(m for m in modules if m.startswith(NOT_FOR_READING)) == []
+
+
+def test_everything_in_all_is_there() -> None:
+    modules = _imported("import warckit\nfor name in warckit.__all__:\n    getattr(warckit, name)")
+    assert "warckit.write" in modules and "warckit.check" in modules
+
+
+@pytest.mark.parametrize("pure", [False, True])
+def test_version_imports_no_subcommand(pure: bool) -> None:
+    code = ("import os\n" + ("os.environ['WARCKIT_NO_EXTENSIONS'] = '1'\n" if pure else "")
+            + "import contextlib, io\nfrom warckit.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n    assert main(['--version']) == 0")
+    modules = _imported(code)
+    assert sorted(modules & set(HEAVY)) == []  # (argparse, hashlib included)
+    commands = sorted(m for m in modules if m.startswith("warckit.cli."))
+    assert commands == ["warckit.cli._about"]
+    assert sorted(m for m in modules if m.startswith(NOT_FOR_READING)) == []
