@@ -276,9 +276,49 @@ def test_make_decoder_uses_lanes_only_when_they_pay(tmp_path: Path, monkeypatch:
     with open(big, "rb") as f:
         assert type(compression.make_decoder(f, "gzip", readahead=True)) is compression.GzipDecoder
     monkeypatch.setattr(compression, "cpu_count", lambda: 2)
-    monkeypatch.setattr(compression, "_LANES", False)  # (the default)
+    monkeypatch.setattr(compression, "_LANES", False)  # (WARCKIT_LANES=0)
     with open(big, "rb") as f:
         assert type(compression.make_decoder(f, "gzip", readahead=True)) is compression.GzipDecoder
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork()")
+def test_no_lanes_for_small_members_nor_beside_the_processes_own_jobs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Many small members (the reader's own thread is the floor), or a CPU taken by a
+    parallel job of this process (read.pieces.Forked): one read-ahead thread."""
+    from warckit.io import compression
+    from warckit.read.pieces import Forked
+
+    if not compression._gzipmember.LANES_THREADED:
+        pytest.skip("lanes need the compiled decoder")
+    monkeypatch.setattr(compression, "cpu_count", lambda: 2)
+    monkeypatch.setattr(compression, "_LANES", True)
+    member = gzip.compress(b"WARC/1.1\r\n" + b"x" * 200)
+    dense = tmp_path / "dense.gz"
+    with open(dense, "wb") as f:
+        f.write(member * ((1 << 20) // len(member) + 1))
+        f.truncate(compression.LANES_MIN_SIZE + (1 << 20))
+    assert (1 << 20) // len(member) >= compression.LANES_MAX_MEMBERS
+    sparse = tmp_path / "sparse.gz"
+    with open(sparse, "wb") as f:
+        f.write(member * (compression.LANES_MAX_MEMBERS - 1))
+        f.truncate(compression.LANES_MIN_SIZE + (1 << 20))
+
+    def decoder(path: Path) -> type:
+        with open(path, "rb") as f:
+            dec = compression.make_decoder(f, "gzip", readahead=True)
+            dec.close()  # type: ignore[attr-defined]
+            return type(dec)
+
+    assert decoder(dense) is compression.GzipDecoder
+    assert decoder(sparse) is compression.LaneDecoder
+    import time
+
+    child = Forked(time.sleep, 0.5)  # a parallel job of this process takes the other CPU
+    assert decoder(sparse) is compression.GzipDecoder
+    assert child.result() is None  # (time.sleep returns None; reaped)
+    assert decoder(sparse) is compression.LaneDecoder
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="fork()")

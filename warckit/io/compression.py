@@ -13,15 +13,21 @@ from __future__ import annotations
 import os
 import stat
 import struct
-from typing import Any, BinaryIO, Protocol
 
 from .._speedups.gzipmember import impl as _gzipmember
-from .._util.cpus import cpu_count
+from .._util.cpus import cpu_count, jobs_running
 from ..errors import CompressionError, UsageError
+
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing: reading needs none of it)
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO, Protocol
+else:
+    Protocol = object  # (a protocol only describes: at run time a plain base does)
 
 __all__ = [
     "GZIP_MAGIC",
     "GZIP_MEMBER_MAGIC",
+    "LANES_MAX_MEMBERS",
     "LANES_MIN_SIZE",
     "MAGIC_NUMBERS",
     "MAX_CHUNK",
@@ -81,11 +87,9 @@ class Decoder(Protocol):
     @property
     def member_start(self) -> int:
         """Compressed offset where the current member began."""
-        ...
 
     def read(self, limit: int = ...) -> tuple[bytes, int | None]:
         """Return ``(chunk, boundary)``: at most about *limit* bytes; ``(b"", None)`` at the end."""
-        ...
 
 
 def sniff_compression(head: bytes) -> str:
@@ -118,11 +122,13 @@ LaneDecoder = _gzipmember.LaneDecoder
 #: compressed bytes past where reading starts: below it, starting lanes costs more
 #: than they save.
 LANES_MIN_SIZE = 32 << 20
-#: ``WARCKIT_LANES=1`` turns lanes on. Off by default: on two busy CPUs the reader's
-#: own thread (parsing small records) loses more than the second inflating thread
-#: gains (measured on the #19 corpora: domain and cc about 10% faster, small 10-20%
-#: slower).
-_LANES = os.environ.get("WARCKIT_LANES", "0") == "1"
+#: ... and when the first MiB there holds fewer gzip member starts than this: with many
+#: small members the reader's own thread (parsing records) is the floor, and a second
+#: inflating thread only takes CPU from it (the #19 small mix, ~870 members a MiB, read
+#: 10-20% slower in lanes; cc, ~200, and domain, ~25, 15-25% faster).
+LANES_MAX_MEMBERS = 512
+#: ``WARCKIT_LANES=0`` keeps to one read-ahead thread (the read-ahead itself stays).
+_LANES = os.environ.get("WARCKIT_LANES", "1") != "0"
 
 
 def _no_lanes_in_child() -> None:
@@ -137,17 +143,23 @@ if hasattr(os, "register_at_fork"):
 
 
 def _lanes_pay(fileobj: BinaryIO, start: int) -> bool:
-    """Whether inflating on two threads pays: the compiled decoder, more than one
-    CPU, not a forked child, and a regular file with a descriptor and LANES_MIN_SIZE
-    bytes to go."""
-    if not (_LANES and _gzipmember.LANES_THREADED) or cpu_count() < 2:
+    """Whether inflating on two threads pays: the compiled decoder, a CPU free for it
+    (more than one, less the parallel jobs this process runs: it is not a forked
+    child, and a process reading its own piece while children read theirs keeps to
+    one thread), and a regular file with a descriptor, LANES_MIN_SIZE bytes to go and
+    members that are not small (LANES_MAX_MEMBERS)."""
+    if not (_LANES and _gzipmember.LANES_THREADED) or cpu_count() - jobs_running() < 2:
         return False
     try:
-        info = os.fstat(fileobj.fileno())
+        fd = fileobj.fileno()
+        info = os.fstat(fd)
         pos = fileobj.tell()
+        if not (stat.S_ISREG(info.st_mode) and info.st_size - pos >= LANES_MIN_SIZE):
+            return False
+        head = os.pread(fd, 1 << 20, pos)
     except (AttributeError, OSError, ValueError):
         return False
-    return stat.S_ISREG(info.st_mode) and info.st_size - pos >= LANES_MIN_SIZE
+    return head.count(GZIP_MEMBER_MAGIC) < LANES_MAX_MEMBERS
 
 
 def _zstd_frame_size(buf: bytes, pos: int) -> int | None:

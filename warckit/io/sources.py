@@ -33,6 +33,10 @@ def __getattr__(name: str) -> object:
         return alias
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | {"InputLike"})
+
 #: The path that means standard input (a :class:`pathlib.Path` ``"-"`` stays a file name).
 STDIN = "-"
 

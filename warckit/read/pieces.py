@@ -24,6 +24,7 @@ import zlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, BinaryIO
 
+from .._util.cpus import job_ended, job_started
 from ..io.compression import GZIP_MEMBER_MAGIC, sniff_compression
 from ..io.remote import is_url
 from ..io.sources import open_source
@@ -202,6 +203,7 @@ class Forked:
         os.close(write_fd)
         self.pid: int | None = pid
         self._fd = read_fd
+        job_started()  # (a CPU this process's readers leave to the child: no gzip lanes)
 
     def result(self) -> Any:
         """The piece's result, or ``None`` when the child failed."""
@@ -216,6 +218,7 @@ class Forked:
         if self.pid is not None:
             os.waitpid(self.pid, 0)
             self.pid = None
+            job_ended()
 
     def cancel(self) -> None:
         """Stop the child if it still runs (the caller stopped early)."""
