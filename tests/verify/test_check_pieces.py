@@ -227,6 +227,53 @@ def test_children_do_not_use_the_parents_digest_thread(
     assert int(done.stdout) == len(check_file(path).records)
 
 
+def _large_block_variants(tmp_path: Path, bench_warc: Callable[[str, float], Path]) -> list[Path]:
+    """A generated file with blocks of 1 MiB or more, and copies with one of those cut
+    (the file ends inside it), tampered, or with an HTTP head that does not parse."""
+    records = _records(bench_warc("domain", 6.0))
+    big = [i for i, r in enumerate(records) if len(r) > (1 << 20) + 4096 and b"HTTP/1" in r[:4096]]
+    assert len(big) >= 2
+    i = big[0]
+    out = []
+    for name, change in (("tampered", lambda r: r[:-100] + b"Z" + r[-99:]),
+                         ("bad-http", lambda r: r.replace(b"HTTP/1.1 ", b"HTTQ/1.1 ", 1)),
+                         ("as-is", lambda r: r)):
+        data = b"".join(gzip.compress(change(r) if k == i else r, 1) for k, r in enumerate(records))
+        path = tmp_path / f"{name}.warc.gz"
+        path.write_bytes(data)
+        out.append(path)
+    cut = tmp_path / "cut.warc.gz"
+    data = b"".join(gzip.compress(r, 1) for r in records[: big[-1] + 1])
+    cut.write_bytes(data[: len(data) - 200_000])  # inside the last large block
+    out.append(cut)
+    # Uncompressed, cut inside a large block whose HTTP head does not parse: the cut is
+    # reported where the block is read, before what the head and digests say.
+    plain = tmp_path / "plain-cut.warc"
+    data = b"".join(records[: big[-1]]) + records[big[-1]].replace(b"HTTP/1.1 ", b"HTTQ/1.1 ", 1)
+    plain.write_bytes(data[: len(data) - 200_000])
+    out.append(plain)
+    return out
+
+
+def test_large_blocks_stream_and_report_as_when_read_whole(
+    tmp_path: Path, bench_warc: Callable[[str, float], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Blocks of 1 MiB or more go through the digests before the record's length is asked
+    # for; their findings keep the places they have when the block is read whole first.
+    for path in _large_block_variants(tmp_path, bench_warc):
+        streamed = check_file(path)
+        monkeypatch.setattr(check_report, "_STREAMED", 1 << 62)
+        whole = check_file(path)
+        monkeypatch.undo()
+        assert streamed == whole, path.name
+        if path.name != "as-is.warc.gz":
+            assert not streamed.ok or streamed.warnings, path.name
+    codes = {p.name: check_file(p).codes() for p in _large_block_variants(tmp_path, bench_warc)}
+    assert "block-digest-mismatch" in codes["tampered.warc.gz"]
+    assert "truncated-member" in codes["cut.warc.gz"]
+    assert {"truncated-block", "bad-http-head"} <= codes["plain-cut.warc"]
+
+
 def _regenerate() -> None:
     files = _corpus_files()
     golden = {str(p.relative_to(CORPUS)): _digest(_canonical(p)) for p in files}

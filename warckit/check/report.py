@@ -55,6 +55,8 @@ _CUT_CONSEQUENCES = frozenset({
 
 #: RecordReport.payload_digest for each convention a payload digest matched.
 _CONVENTIONS = {"both": "pass", WARC11: payload.WARC11, payload.LEGACY: payload.LEGACY}
+#: Blocks this large stream through the digest check (the others are read whole first).
+_STREAMED = OFFLOAD_THRESHOLD
 #: RecordReport.payload_digest for each verdict of the fast path but a mismatch.
 _FAST_PAYLOAD = {_vf.BOTH: "pass", _vf.WARC11_OK: payload.WARC11, _vf.LEGACY_OK: payload.LEGACY,
                  _vf.REVISIT: "unchecked"}
@@ -297,16 +299,32 @@ def _walk(reader: Any, state: Any, name: str, verify: bool, end: int | None = No
             add("old-version", "warning",
                 f"WARC/{version} predates ISO 28500; field rules not applied", offset)
         size = rec._content_length
-        if verify and size < OFFLOAD_THRESHOLD:
-            # Read the block into the record now: asking for its length (below) before
-            # the block is read would copy it into a spool.
-            rec.peek_block(size)
+        rids = grouped.get("warc-record-id")  # (record.record_id: the first value)
+        rid = rids[0] if rids else None
+        later: list[Any] | None = None
+        if verify:
+            rr = RecordReport(offset, rtype, rid)
+            if size < _STREAMED:
+                # Read the block into the record now: asking for its length (below)
+                # before the block is read would copy it into a spool.
+                rec.peek_block(size)
+            else:
+                # A large block streams through the digests before its length is asked
+                # for (else it went through a spool, on disk past 1 MiB). What that
+                # reports keeps its place: the block's own cut before the trailer and
+                # layout findings, the rest (the HTTP head, the digests) after them.
+                mark = len(issues)
+                try:
+                    _check_record(rec, rr, add, grouped)
+                finally:
+                    during = issues[mark:]
+                    del issues[mark:]
+                    issues.extend(i for i in during if i.code == "truncated-block")
+                later = [i for i in during if i.code != "truncated-block"]
         if gzip and rec.length is None:
             add("multi-record-member", "error",
                 "the record does not start its own gzip member (record-at-a-time "
                 "compression, WARC 1.1 Annex D)", offset)
-        rids = grouped.get("warc-record-id")  # (record.record_id: the first value)
-        rid = rids[0] if rids else None
         refs: _Refs | None = None
         for fname, key in _REFERENCES:
             values = grouped.get(key)
@@ -314,12 +332,14 @@ def _walk(reader: Any, state: Any, name: str, verify: bool, end: int | None = No
                 if refs is None:
                     refs = []
                 refs.extend((fname, value.strip(), offset) for value in values)
-        if verify:
-            rr = RecordReport(offset, rtype, rid)
+        if not verify:
+            record_seen(rid, offset, RecordReport(offset, rtype, rid, "unchecked", "unchecked"), refs)
+        elif later is None:
             record_seen(rid, offset, rr, refs)
             _check_record(rec, rr, add, grouped)
         else:
-            record_seen(rid, offset, RecordReport(offset, rtype, rid, "unchecked", "unchecked"), refs)
+            record_seen(rid, offset, rr, refs)
+            issues.extend(later)
         done = len(issues)
     return False
 
