@@ -26,11 +26,21 @@ NOT_FOR_READING = ("warckit.write", "warckit.check", "warckit.cdx", "warckit.url
 
 
 def _imported(code: str) -> set[str]:
-    """The modules a fresh interpreter has after running *code* (site's own excepted)."""
+    """The modules a fresh interpreter has after running *code* (site's own excepted).
+
+    It imports the warckit this test process imports (CI's installed, compiled one; a
+    checkout built in place), not the checkout by way of the current directory.
+    """
+    import os
+
+    import warckit
+
     probe = ("import sys\nbefore = set(sys.modules)\n" + code
              + "\nafter = sorted(set(sys.modules) - before)\nprint(' '.join(after))")
+    home = str(Path(warckit.__file__).resolve().parents[1])
+    env = dict(os.environ, PYTHONPATH=home + os.pathsep + os.environ.get("PYTHONPATH", ""))
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
-                         cwd=Path(SAMPLE).parents[1]).stdout
+                         cwd="/", env=env).stdout
     return set(out.splitlines()[-1].split())
 
 
