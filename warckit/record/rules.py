@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import chain
 
@@ -29,6 +29,7 @@ __all__ = [
     "FieldRule",
     "RuleTable",
     "forbidden_fields",
+    "group_fields",
     "mandatory_fields",
     "profile_name",
     "rules_for",
@@ -325,17 +326,22 @@ def validate_headers(
     Returns:
         Every broken rule, as :class:`~warckit.errors.Issue` (empty when valid).
     """
-    # One pass over the fields: lowercased name -> values in order (what
-    # Headers.all gives, without a lookup per rule).
+    return validate_grouped(group_fields(headers.fields), version, block_length=block_length, source=source,
+                            offset=offset)
+
+
+def group_fields(fields: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
+    """``{lowercased name: [values in order]}`` in one pass over the fields (what
+    :meth:`Headers.all` gives for every name, without a lookup per name)."""
     grouped: dict[str, list[str]] = {}
-    for name, value in headers.fields:
+    for name, value in fields:
         key = name.lower()
         got = grouped.get(key)
         if got is None:
             grouped[key] = [value]
         else:
             got.append(value)
-    return validate_grouped(grouped, version, block_length=block_length, source=source, offset=offset)
+    return grouped
 
 
 _DIGEST = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
