@@ -131,6 +131,30 @@ def test_processes_creating_one_store_at_once(tmp_path: Path) -> None:
         assert len(list(s.iter_prefix(b""))) == 5 * BATCH
 
 
+def _open_only(path: str, barrier: object) -> None:
+    barrier.wait()  # type: ignore[attr-defined]
+    with CdxStore(path) as s:
+        assert s.path == path
+
+
+def test_forked_processes_racing_to_create_a_store(tmp_path: Path) -> None:
+    # Eight processes opening a new file at one instant: SQLite refuses a journal-mode
+    # switch at once, without waiting, when another connection holds the file (about one
+    # round in nine failed before the store retried it).
+    ctx = multiprocessing.get_context("fork")
+    for round_ in range(24):
+        path = str(tmp_path / f"new{round_}.sqlite")
+        barrier = ctx.Barrier(8)
+        procs = [ctx.Process(target=_open_only, args=(path, barrier)) for _ in range(8)]
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join(120)
+        assert [p.exitcode for p in procs] == [0] * 8, f"round {round_}"
+        with CdxStore(path) as s:
+            assert list(s.iter_prefix(b"")) == []
+
+
 def test_text_prefixes_and_text_lines_work_as_bytes(store: CdxStore) -> None:
     store.add([LINE.decode() + "\n"])  # type: ignore[list-item]
     assert list(store.iter_prefix("com,example)/ ")) == [LINE + b"\n"]  # type: ignore[arg-type]

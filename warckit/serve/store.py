@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -177,8 +178,7 @@ class CdxStore(Index):
         try:
             app_id = conn.execute("PRAGMA application_id").fetchone()[0]
             if app_id == 0:
-                if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                    conn.execute("PRAGMA journal_mode = WAL")
+                self._use_wal(conn)
                 conn.execute("BEGIN IMMEDIATE")
                 try:
                     app_id = conn.execute("PRAGMA application_id").fetchone()[0]
@@ -203,10 +203,26 @@ class CdxStore(Index):
             if version != SCHEMA_VERSION:
                 raise StoreError(self.path, f"store schema version {version}; this warckit "
                                  f"reads version {SCHEMA_VERSION}")
-            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                conn.execute("PRAGMA journal_mode = WAL")
+            self._use_wal(conn)
         except sqlite3.Error as exc:
             raise self._error(exc) from None
+
+    @staticmethod
+    def _use_wal(conn: sqlite3.Connection) -> None:
+        """Put the database in WAL mode (once: the mode is kept in the file)."""
+        # Quirk: switching the journal mode fails at once with "database is locked" while
+        # another connection reads or switches it, without waiting on the busy timeout:
+        # processes creating one store at once retry here, up to BUSY_TIMEOUT.
+        deadline = time.monotonic() + BUSY_TIMEOUT
+        pause = 0.001
+        while conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            try:
+                conn.execute("PRAGMA journal_mode = WAL")
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(pause)
+                pause = min(pause * 2, 0.05)
 
     def _acquire(self) -> sqlite3.Connection:
         with self._lock:
