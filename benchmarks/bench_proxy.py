@@ -358,8 +358,7 @@ class WarckitProxy(Proxy):
 
     def command(self) -> list[str]:
         return [sys.executable, "-m", "warckit", "proxy", "--host", "127.0.0.1", "--port", "0",
-                "--out", str(self.out), "--ca-cert", str(self.workdir / "warckit-ca.pem"),
-                "--allow", "127.0.0.0/8"]
+                "--out-dir", str(self.out), "--ca-cert", str(self.workdir / "warckit-ca.pem")]
 
     def env(self) -> dict[str, str]:
         return dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
@@ -376,6 +375,11 @@ class WarckitProxy(Proxy):
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"warckit proxy did not start: {text[-2000:]}")
             time.sleep(0.05)
+
+    def archived(self) -> int | None:
+        # (it answers only once a capture is written: this is the answered count already)
+        stats = _get_json(f"http://127.0.0.1:{self.port}/status")["stats"]
+        return int(stats["__all__"]["total"]["urls"])
 
 
 # ---------------------------------------------------------------- the clients
