@@ -464,6 +464,8 @@ async def _load_py(proxy_port: int, url: str, seconds: float, connections: int) 
             head = await reader.readuntil(b"\r\n\r\n")
             if b" 200 " not in head.split(b"\r\n", 1)[0] + b" ":
                 raise ConnectionError(head[:200])
+            if not hasattr(writer, "start_tls"):
+                raise SystemExit("the HTTPS load needs Python 3.11 or later (StreamWriter.start_tls)")
             await writer.start_tls(ctx, server_hostname=hostport.split(":")[0])
         return reader, writer
 
