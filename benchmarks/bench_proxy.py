@@ -575,7 +575,13 @@ def main() -> None:
                     help="measure a warckit whose hot modules are on their pure-Python twins")
     ap.add_argument("--workdir", default=os.environ.get("BENCH_WORKDIR", "/tmp/warckit-bench-proxy"))
     ap.add_argument("--out", default=str(HERE / "RESULTS-proxy.md"))
+    ap.add_argument("--from-json", metavar="FILE",
+                    help="only write the report again from a run's raw results (RESULTS-proxy.json)")
     args = ap.parse_args()
+    if args.from_json:
+        saved = json.loads(Path(args.from_json).read_text())
+        write_results(saved["meta"], saved["results"], args.out)
+        return
     precompile()
     status = build_status()
     build = describe_build(status)
@@ -603,13 +609,21 @@ def main() -> None:
         raise SystemExit("nothing to measure")
     names = list(makers)
 
-    results: dict[tuple[str, str], dict[str, list[dict[str, Any]]]] = {}
+    meta: dict[str, Any] = {
+        "command": ("python benchmarks/bench_proxy.py " + " ".join(sys.argv[1:])).strip(),
+        "machine": f"{os.cpu_count()} cores ({platform.machine()})", "python": platform.python_version(),
+        "commit": _commit(), "build": build, "names": names, "modes": modes, "sizes": sizes,
+        "warcprox": _warcprox_version(args.warcprox) if "warcprox" in names else None,
+        "connections": args.connections, "warmup": args.warmup, "duration": args.duration,
+        "client": args.client, "load_before": os.getloadavg()[0],
+    }
+    results: dict[str, dict[str, list[dict[str, Any]]]] = {}
     with Origin(workdir) as origin:
         for run in range(args.runs):
             for mode in modes:
                 for size in sizes:
                     order = names if run % 2 == 0 else names[::-1]
-                    cell = results.setdefault((mode, size), {n: [] for n in names})
+                    cell = results.setdefault(f"{mode} {size}", {n: [] for n in names})
                     for name in order:
                         r = measure(makers[name](name.split()[0]), origin, mode, size, args, workdir)
                         cell[name].append(r)
@@ -618,7 +632,11 @@ def main() -> None:
                               f"catch-up {r['catch_up']:.2f} s, {r['records']} responses for "
                               f"{r['answered']}+warm-up" + (f"  PROBLEMS: {r['problems']}" if r["problems"] else ""),
                               flush=True)
-    write_results(args, build, results, names, modes, sizes)
+    meta["load_after"] = os.getloadavg()[0]
+    raw = Path(args.out).with_suffix(".json")
+    raw.write_text(json.dumps({"meta": meta, "results": results}, indent=1))
+    print(f"raw results: {raw}", flush=True)
+    write_results(meta, results, args.out)
 
 
 def _commit() -> str:
@@ -637,36 +655,55 @@ def _warcprox_version(exe: str) -> str:
         return "?"
 
 
-def write_results(args: argparse.Namespace, build: str, results: dict[tuple[str, str], dict[str, list[dict[str, Any]]]],
-                  names: list[str], modes: list[str], sizes: list[str]) -> None:
+def write_results(meta: dict[str, Any], results: dict[str, dict[str, list[dict[str, Any]]]],
+                  out_path: str) -> None:
+    """RESULTS-proxy.md from *meta* (the run's settings) and *results* ("MODE SIZE" → proxy → rounds)."""
     med = statistics.median
-    cmd = "python benchmarks/bench_proxy.py " + " ".join(sys.argv[1:])
+    names: list[str] = meta["names"]
     peer = "warcprox" if "warcprox" in names else None
     out = [
         "# `warckit proxy` against warcprox (`benchmarks/bench_proxy.py`)",
         "",
-        f"`{cmd.strip()}`",
+        f"`{meta['command']}`",
         "",
-        (f"Machine: {os.cpu_count()} cores ({platform.machine()}), shared by origin, client and "
-         f"proxy; Python {platform.python_version()}; warckit {_commit()}"
-         + (f"; warcprox {_warcprox_version(args.warcprox)}" if peer else "") + "."),
-        f"warckit build: {build}.",
+        (f"Machine: {meta['machine']}, shared by origin, client and proxy (and, here, by other "
+         f"jobs: load average {meta['load_before']:.1f} at the start, {meta['load_after']:.1f} at "
+         f"the end); Python {meta['python']}; warckit {meta['commit']}"
+         + (f"; warcprox {meta['warcprox']}" if peer else "") + "."),
+        f"warckit build: {meta['build']}.",
         (f"Origin: nginx, one worker, on {ORIGIN_HOST}; bodies 2.2:1 under gzip. Load: "
-         f"{args.connections} connections, {args.warmup:g} s warm-up then {args.duration:g} s "
-         f"timed, every request a new URL; HTTP through `{args.client}` (absolute-form), HTTPS "
-         "through an asyncio client over CONNECT tunnels (TLS intercepted). Both proxies write "
-         "gzipped WARCs with dedup off (warcprox: `-z -j /dev/null --stats-db-file /dev/null`)."),
+         f"{meta['connections']} connections, {meta['warmup']:g} s warm-up then "
+         f"{meta['duration']:g} s timed, every request a new URL; HTTP through "
+         f"`{meta['client']}` (absolute-form), HTTPS through an asyncio client over CONNECT "
+         "tunnels (TLS intercepted). Both proxies write gzipped WARCs with dedup off "
+         "(warcprox: `-z -j /dev/null --stats-db-file /dev/null`), each run a fresh process."),
         "",
         ("requests/s and MB/s (payload) are answered requests over the load plus the time the "
          "proxy then needed to have every capture written (catch-up; warcprox answers before "
          "its writer thread has written); proxy CPU is its process tree's utime + stime over "
-         "that window. Medians of the rounds; the ratio is the median of per-round ratios "
+         "that window. Medians of the rounds; ratios are medians of per-round ratios "
          "(proxies alternating within each round)."),
         "",
     ]
-    for mode in modes:
-        for size in sizes:
-            cell = results[(mode, size)]
+    if peer:
+        other = next((n for n in names if n != peer), None)
+        if other:
+            out += [f"## Summary: {other} ÷ warcprox", "",
+                    "| | " + " | ".join(meta["sizes"]) + " |",
+                    "|---|" + "---|" * len(meta["sizes"])]
+            for mode in meta["modes"]:
+                thr, cpu = [], []
+                for size in meta["sizes"]:
+                    cell = results[f"{mode} {size}"]
+                    pairs = list(zip(cell[other], cell[peer]))
+                    thr.append(f"{med(a['rps'] / b['rps'] for a, b in pairs):.2f}×")
+                    cpu.append(f"{med(b['cpu_per_k'] / a['cpu_per_k'] for a, b in pairs):.2f}×")
+                out.append(f"| {mode.upper()} throughput | " + " | ".join(thr) + " |")
+                out.append(f"| {mode.upper()} requests per CPU second | " + " | ".join(cpu) + " |")
+            out.append("")
+    for mode in meta["modes"]:
+        for size in meta["sizes"]:
+            cell = results[f"{mode} {size}"]
             out += [f"## {mode.upper()}, {size} bodies", "",
                     "| proxy | requests/s | MB/s | proxy CPU s / 1000 req | catch-up s | "
                     "origin CPU s / 1000 | client CPU s / 1000 | records checked | vs warcprox |",
@@ -685,9 +722,8 @@ def write_results(args: argparse.Namespace, build: str, results: dict[tuple[str,
                     f"{ok} | {ratio} |")
             out.append("")
     text = "\n".join(out)
-    Path(args.out).write_text(text)
+    Path(out_path).write_text(text)
     print(text)
-
 
 if __name__ == "__main__":
     main()
