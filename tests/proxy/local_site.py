@@ -41,7 +41,8 @@ LAST_MODIFIED = "Tue, 01 Dec 2026 12:00:00 GMT"
 def _png() -> bytes:
     """A 4x4 RGB PNG, built by hand (no imaging library)."""
     def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        crc = struct.pack(">I", zlib.crc32(kind + data))
+        return struct.pack(">I", len(data)) + kind + data + crc
 
     rows = b"".join(b"\x00" + b"".join(bytes((50 * x, 60 * y, 200)) for x in range(4))
                     for y in range(4))
