@@ -26,13 +26,15 @@ TIMEOUT = 60
 
 
 class ProxyProcess:
-    """``python -m warckit proxy --port 0 --out OUT --ca-cert CA ARGS`` until :meth:`stop`."""
+    """``python -m warckit proxy --port 0 --out-dir OUT --ca-cert CA ARGS`` until
+    :meth:`stop`."""
 
     def __init__(self, out: Path, ca_cert: Path, *args: str, timeout: float = TIMEOUT) -> None:
         self.out = out
         self.ca_cert = ca_cert
         out.mkdir(parents=True, exist_ok=True)
-        self.argv = ["proxy", "--port", "0", "--out", str(out), "--ca-cert", str(ca_cert), *args]
+        self.argv = ["proxy", "--port", "0", "--out-dir", str(out), "--ca-cert", str(ca_cert),
+                     *args]
         self.proc = subprocess.Popen(child.warckit_cli(*self.argv), env=child.env(),
                                      stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE)
