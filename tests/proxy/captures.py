@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -159,14 +160,41 @@ def assert_warckit_check(paths: Sequence[Path]) -> None:
     assert main(["check", "--no-progress", *map(str, paths)]) == 0
 
 
-def assert_warcio_check(paths: Sequence[Path]) -> None:
-    """``warcio check FILE...`` (warcio's own digest verification) exits 0."""
+def assert_warcio_check(paths: Sequence[Path], records: Sequence[Rec]) -> None:
+    """``warcio check -v FILE`` (warcio's own digest verification) passes every record,
+    but for one known disagreement: warcio digests a chunked payload with its chunk
+    framing (webrecorder/warcio#74, #75, open), where WARC 1.1 5.9 takes the entity-body,
+    i.e. the payload with the transfer coding removed (iipc/warc-specifications#22). Such a
+    record must be a chunked response whose digest is the de-chunked entity's."""
     warcio = venv_command("warcio")
     assert warcio is not None, "warcio (a test dependency) is not installed"
+    at = {(r.file, r.offset): r for r in records}
     for path in paths:
         done = subprocess.run([warcio, "check", "-v", str(path)], capture_output=True,
                               timeout=10 * TIMEOUT, check=False)
-        assert done.returncode == 0, (path.name, done.stdout[-3000:], done.stderr[-3000:])
+        out = done.stdout.decode("utf-8", "replace")
+        assert done.returncode in (0, 1), (path.name, done.returncode, done.stderr[-3000:])
+        current: Rec | None = None
+        checked = 0
+        for line in out.splitlines():
+            if m := re.match(r"\s+(?:offset (\d+) )?WARC-Record-ID (<[^>]+>) (\w+)$", line):
+                if m.group(1) is not None:
+                    current = at[(path, int(m.group(1)))]
+                else:  # (warcio leaves out offset 0)
+                    current = next(r for r in records
+                                   if r.file == path and r.record_id == m.group(2))
+                assert (current.record_id, current.type) == (m.group(2), m.group(3)), line
+                checked += 1
+            elif line.strip() in ("digest pass", "no digest to check"):
+                continue
+            elif line.strip().startswith("payload digest failed"):
+                assert current is not None and current.type == "response", (path.name, line)
+                chunked = (current.http_header("Transfer-Encoding") or "").lower()
+                assert chunked == "chunked", (path.name, current.offset, line)
+                assert current.payload_digest == sha1_label(current.entity_sha1)
+            elif line.strip() and line.strip() != str(path):
+                raise AssertionError((path.name, line, out[-3000:]))
+        assert checked == sum(1 for r in records if r.file == path), (path.name, out[-3000:])
 
 
 def warcprox_meta(header: str | None) -> dict[str, Any]:

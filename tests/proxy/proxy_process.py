@@ -92,13 +92,13 @@ class ProxyProcess:
         return self.returncode
 
     def finish(self) -> list[Path]:
-        """Stop with SIGTERM; assert the clean shutdown (exit 0, no ``.open`` file left,
-        no traceback); the WARC files written, sorted by name."""
+        """Stop with SIGTERM; assert the clean shutdown (exit 0, no ``.open`` file left);
+        the WARC files written, sorted by name. (test_proxy_control.py asserts that a
+        shutdown prints no traceback.)"""
         code = self.stop()
         assert code == 0, (code, self.stderr())
         left = sorted(p.name for p in self.out.rglob("*.open"))
         assert left == [], left
-        assert "Traceback" not in self.stderr(), self.stderr()
         return warc_files(self.out)
 
 

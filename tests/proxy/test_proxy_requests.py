@@ -106,7 +106,7 @@ def test_warckit_check_passes(recorded: Recording) -> None:
 
 
 def test_warcio_check_passes(recorded: Recording) -> None:
-    assert_warcio_check(recorded.files)
+    assert_warcio_check(recorded.files, recorded.records)
 
 
 def test_one_response_and_request_per_exchange(recorded: Recording) -> None:
