@@ -187,6 +187,8 @@ def assert_warcio_check(paths: Sequence[Path], records: Sequence[Rec]) -> None:
                 checked += 1
             elif line.strip() in ("digest pass", "no digest to check"):
                 continue
+            elif line.strip() == "digest present but not checked (revisit)":
+                assert current is not None and current.type == "revisit", (path.name, line)
             elif line.strip().startswith("payload digest failed"):
                 assert current is not None and current.type == "response", (path.name, line)
                 chunked = (current.http_header("Transfer-Encoding") or "").lower()

@@ -3,12 +3,12 @@ proxy's CA file, and ``warckit proxy`` child processes."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from local_site import Site
-from proxy_process import ProxyProcess
+from proxy_process import ProxyProcess, StartProxy
 
 
 @pytest.fixture(scope="session")
@@ -22,9 +22,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
 def ca_cert(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Where the proxies keep their CA (the first one creates it, the others reuse it)."""
     return tmp_path_factory.mktemp("ca") / "ca.pem"
-
-
-StartProxy = Callable[..., ProxyProcess]
 
 
 @pytest.fixture

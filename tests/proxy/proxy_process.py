@@ -11,7 +11,9 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 TESTS = Path(__file__).resolve().parent.parent
 if str(TESTS) not in sys.path:
@@ -100,6 +102,21 @@ class ProxyProcess:
         left = sorted(p.name for p in self.out.rglob("*.open"))
         assert left == [], left
         return warc_files(self.out)
+
+
+#: The ``start_proxy`` fixture's type: ``start_proxy(*ARGS, out=DIR)``.
+StartProxy = Callable[..., ProxyProcess]
+
+
+def proxied_session(proxy: ProxyProcess) -> Any:
+    """A ``requests`` session sending everything through *proxy*, trusting its CA."""
+    import requests
+
+    s = requests.Session()
+    s.trust_env = False  # only the proxy given here
+    s.proxies = {"http": proxy.url, "https": proxy.url}
+    s.verify = str(proxy.ca_cert)
+    return s
 
 
 def warc_files(directory: Path) -> list[Path]:

@@ -24,21 +24,13 @@ from captures import (
     warcprox_meta,
 )
 from local_site import CHUNKED_ENTITY, ETAG, FINAL_TEXT, GZIP_ENTITY, GZIP_TEXT, Site
-from proxy_process import TIMEOUT, ProxyProcess
+from proxy_process import TIMEOUT, ProxyProcess, proxied_session
 
 SCHEMES = ("http", "https")
 #: Fetched with a plain GET over each scheme.
 PATHS = ("/", "/style.css", "/script.js", "/image.png", "/chunked", "/gzip", "/etag",
          "/text/requests", "/missing")
 POST_BODY = b"posted \x00\x01\x02 bytes\r\n" * 50
-
-
-def proxied_session(proxy: ProxyProcess) -> requests.Session:
-    s = requests.Session()
-    s.trust_env = False  # only the proxy given here
-    s.proxies = {"http": proxy.url, "https": proxy.url}
-    s.verify = str(proxy.ca_cert)
-    return s
 
 
 @dataclass
