@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -122,6 +123,13 @@ def proxied_session(proxy: ProxyProcess) -> Any:
 def warc_files(directory: Path) -> list[Path]:
     return sorted(p for p in directory.rglob("*") if p.is_file()
                   and re.search(r"\.warc(\.gz)?$", p.name))
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now (the kernel's choice)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 def clean_env() -> dict[str, str]:
