@@ -57,8 +57,9 @@ class ProxyProcess:
             self.proc.wait(TIMEOUT)
             raise RuntimeError(f"warckit proxy did not say it listens within {timeout} s "
                                f"(exit {self.proc.returncode}): {self.stderr()}")
-        host, port, ca = self._match.groups()
-        self.host, self.port, self.announced_ca = host, int(port), ca
+        self.host: str = self._match.group(1)
+        self.port: int = int(self._match.group(2))
+        self.announced_ca: str = self._match.group(3)
 
     def _read(self, stream: object, is_stderr: bool) -> None:
         for raw in iter(stream.readline, b""):  # type: ignore[attr-defined]

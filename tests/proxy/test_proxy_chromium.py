@@ -36,7 +36,8 @@ def dump_dom(exe: str, proxy_url: str, spki: str, url: str, profile: Path) -> st
     return out.decode("utf-8", "replace")
 
 
-def test_chromium_records_the_site(site: Site, start_proxy: StartProxy, tmp_path: Path) -> None:
+def test_chromium_records_the_site(site: Site, start_proxy: StartProxy,
+                                   tmp_path: Path) -> None:
     exe = chromium()
     if exe is None:
         pytest.skip("Chromium is not installed (.ci/run installs the Debian package chromium)")
@@ -50,7 +51,7 @@ def test_chromium_records_the_site(site: Site, start_proxy: StartProxy, tmp_path
     files = proxy.finish()
     records = read_records(files)
     captures = exchanges(records)
-    by_url = {e.response.target_uri: e for e in captures}
+    by_url = {e.response.target_uri or "": e for e in captures}
     for scheme in ("http", "https"):
         for path in ("/", *SUBRESOURCES):
             e = by_url.get(site.url(path, scheme))

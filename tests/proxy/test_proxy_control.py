@@ -45,6 +45,27 @@ def test_status(site: Site, start_proxy: StartProxy) -> None:
     assert names in ([open_files[0]], [open_files[0].removesuffix(".open")]), status["files"]
 
 
+def test_ca_file(start_proxy: StartProxy) -> None:
+    """PROXY-CONTRACT: one PEM with a CA certificate and its key, created once, then reused
+    (clients configured once keep working); the path is the one announced."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
+
+    proxy = start_proxy()
+    assert proxy.announced_ca == str(proxy.ca_cert)
+    pem = proxy.ca_cert.read_bytes()
+    cert = x509.load_pem_x509_certificate(pem)
+    key = serialization.load_pem_private_key(pem, password=None)
+    assert cert.extensions.get_extension_for_class(x509.BasicConstraints).value.ca is True
+    spki = serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    assert key.public_key().public_bytes(*spki) == cert.public_key().public_bytes(*spki)
+    assert proxy.ca_cert.stat().st_mode & 0o077 == 0  # the key is private
+    proxy.finish()
+    again = start_proxy()
+    assert again.ca_cert.read_bytes() == pem
+    again.finish()
+
+
 def test_record_is_on_disk_when_the_client_gets_the_response(site: Site,
                                                               start_proxy: StartProxy) -> None:
     """PROXY-CONTRACT: the client receives the response only after it is written: the

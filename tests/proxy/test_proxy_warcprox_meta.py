@@ -57,20 +57,20 @@ def test_warc_prefix_gives_file_series(site: Site, start_proxy: StartProxy) -> N
     assert_warcio_check(files, records)
 
 
-BLOCKS = [
-    ("/text/blocked-string", lambda site, scheme: {"url_match": "STRING_MATCH",
-                                                  "value": site.url("/text/blocked-", scheme)}),
-    ("/text/blocked-regex", lambda site, scheme: {"url_match": "REGEX_MATCH",
-                                                 "value": r"https?://127\.0\.0\.1:\d+/text/bl.*-regex"}),
-    ("/text/blocked-surt", lambda site, scheme: {
-        "surt": f"{scheme}://(127.0.0.1:{site.http_port if scheme == 'http' else site.https_port})"
-                "/text/blocked-surt"}),
-    ("/text/blocked-surt-match", lambda site, scheme: {
-        "url_match": "SURT_MATCH",
-        "value": f"{scheme}://(127.0.0.1:{site.http_port if scheme == 'http' else site.https_port})"
-                 "/text/blocked-surt-m"}),
-    ("/text/blocked-domain", lambda site, scheme: {"domain": "127.0.0.1"}),
-]
+def _block_rules(site: Site, scheme: str) -> list[tuple[str, dict[str, str]]]:
+    """(path, the rule that blocks it): one of each kind of rule."""
+    port = site.http_port if scheme == "http" else site.https_port
+    surt = f"{scheme}://(127.0.0.1:{port})"  # a Heritrix SURT keeps an IP address as it is
+    return [
+        ("/text/blocked-string", {"url_match": "STRING_MATCH",
+                                  "value": site.url("/text/blocked-", scheme)}),
+        ("/text/blocked-regex", {"url_match": "REGEX_MATCH",
+                                 "value": r"https?://127\.0\.0\.1:\d+/text/bl.*-regex"}),
+        ("/text/blocked-surt", {"surt": surt + "/text/blocked-surt"}),
+        ("/text/blocked-surt-match", {"url_match": "SURT_MATCH",
+                                      "value": surt + "/text/blocked-surt-m"}),
+        ("/text/blocked-domain", {"domain": "127.0.0.1"}),
+    ]
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
@@ -78,8 +78,8 @@ def test_blocks(site: Site, start_proxy: StartProxy, scheme: str) -> None:
     proxy = start_proxy()
     s = proxied_session(proxy)
     allowed = []
-    for path, make_rule in BLOCKS:
-        rule = make_rule(site, scheme)
+    rules = _block_rules(site, scheme)
+    for path, rule in rules:
         other = "/text/allowed" + path  # a URL no rule (but the domain rule) matches
         blocked_url = site.url(path, scheme)
         r = s.get(blocked_url, headers=_meta({"blocks": [rule]}), timeout=TIMEOUT)
@@ -92,7 +92,7 @@ def test_blocks(site: Site, start_proxy: StartProxy, scheme: str) -> None:
             allowed.append(site.url(other, scheme))
     files = proxy.finish()
     sent = site.seen_paths(scheme)
-    assert not [p for p, _ in BLOCKS if p in sent]  # never sent upstream
+    assert not [p for p, _ in rules if p in sent]  # never sent upstream
     captured = sorted(e.response.target_uri or "" for e in exchanges(read_records(files)))
     assert captured == sorted(allowed)  # nothing written for a blocked URL
 
