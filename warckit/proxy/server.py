@@ -208,8 +208,11 @@ class ArchivingProxy:
 
     def request_stop(self) -> None:
         """Ask a running proxy to shut down (any thread; returns at once)."""
-        if self._loop is not None and self._stopping is not None:
-            self._loop.call_soon_threadsafe(self._stopping.set)
+        if self._loop is not None and self._stopping is not None and not self._loop.is_closed():
+            try:
+                self._loop.call_soon_threadsafe(self._stopping.set)
+            except RuntimeError:  # the loop closed meanwhile: stopped already
+                pass
 
     def stop(self) -> None:
         """Shut down a proxy started with :meth:`start`: exchanges under way get
@@ -248,8 +251,8 @@ class ArchivingProxy:
                 return  # never an open proxy
             await self._serve_client(reader, writer)
         except (ConnectionError, asyncio.IncompleteReadError, ssl.SSLError, TimeoutError,
-                asyncio.TimeoutError):
-            pass
+                asyncio.TimeoutError, asyncio.CancelledError):
+            pass  # (cancelled: the proxy is stopping and the grace time is over)
         except Exception as exc:  # noqa: BLE001 - one line, and the proxy serves on
             print(f"warckit proxy: internal error serving {writer.get_extra_info('peername')}: "
                   f"{type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
