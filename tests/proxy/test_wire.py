@@ -10,6 +10,7 @@ import http.client
 import json
 import socket
 import ssl
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -58,7 +59,13 @@ def _echo(request: bytes, conn: socket.socket) -> bool:
     return True
 
 
-ROUTES = {"/plain": PLAIN, "/same": PLAIN, "/chunked": CHUNKED, "/cut": _cut_short,
+def _switching(request: bytes, conn: socket.socket) -> bool:
+    conn.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+                 b"Connection: Upgrade\r\n\r\n\x81\x05hello")
+    return False
+
+
+ROUTES = {"/ws": _switching, "/plain": PLAIN, "/same": PLAIN, "/chunked": CHUNKED, "/cut": _cut_short,
           "/close": _until_close, "/hints": _early_hints, "/echo": _echo}
 
 
@@ -169,6 +176,19 @@ def test_an_informational_head_is_not_the_response(origin: Origin, proxy: Archiv
     assert block == PLAIN
 
 
+def test_a_protocol_switch_ends_the_exchange(origin: Origin, proxy: ArchivingProxy) -> None:
+    with socket.create_connection((proxy.host, proxy.port), timeout=30) as s:
+        s.sendall(f"GET {origin.url('/ws')} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+                  "Connection: Upgrade\r\n\r\n".encode())
+        got = b""
+        while data := s.recv(65536):
+            got += data
+    assert got.startswith(b"HTTP/1.1 101 Switching Protocols\r\n") and got.endswith(b"\r\n\r\n")
+    (response, block, _), _ = _records(proxy)
+    assert block == (b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+                     b"Connection: Upgrade\r\n\r\n")  # the frames after it are not HTTP
+
+
 def test_the_header_is_stripped_and_metadata_written(origin: Origin, proxy: ArchivingProxy) -> None:
     meta = {"metadata": {"seed": "http://e.org/", "hops": 2}, "warc-prefix": "job"}
     resp, _ = _get(proxy, origin.url("/plain"), headers={"Warcprox-Meta": json.dumps(meta)})
@@ -247,6 +267,7 @@ def test_only_loopback_clients_unless_allowed(tmp_path: Path) -> None:
     assert not ArchivingProxy(tmp_path, port=0, ca_cert=tmp_path / "ca.pem")._allowed(("10.1.2.3", 1))
 
 
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="HTTPS interception needs Python 3.11")
 def test_https_through_connect(tmp_path: Path, proxy: ArchivingProxy) -> None:
     server_ca = CertificateAuthority(tmp_path / "origin-ca.pem")  # the site's own certificate
     tls = server_ca.context("127.0.0.1")

@@ -493,7 +493,7 @@ class ArchivingProxy:
                 spool.write(data)
                 fed += len(data)
                 continue
-            if isinstance(event, h11.InformationalResponse):
+            if isinstance(event, h11.InformationalResponse) and event.status_code != 101:
                 start = fed - len(up.conn.trailing_data[0])  # a 1xx head: not the response
             elif isinstance(event, h11.Response):
                 names = {k.lower() for k, _ in event.headers}
@@ -506,6 +506,9 @@ class ArchivingProxy:
                 return self._cut(spool, start, end), None, reusable, not framed
             elif isinstance(event, h11.ConnectionClosed):
                 return self._cut(spool, start, fed), "disconnect", False, True
+            elif event is h11.PAUSED:  # a 101 Switching Protocols: the HTTP part ends here
+                end = fed - len(up.conn.trailing_data[0])
+                return self._cut(spool, start, end), None, False, True
 
     @staticmethod
     def _cut(spool: IO[bytes], start: int, end: int) -> int:
