@@ -301,3 +301,27 @@ def test_https_through_connect(tmp_path: Path, proxy: ArchivingProxy) -> None:
     assert block == PLAIN
     assert request_block.startswith(b"GET /secure?a=1 HTTP/1.1\r\n")
     listener.close()
+
+
+def test_many_clients_at_once(origin: Origin, proxy: ArchivingProxy) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def client(n: int) -> list[int]:
+        conn = _connect(proxy)
+        out = []
+        for i in range(5):
+            resp, body = _get(proxy, origin.url("/echo"), conn=conn, method="POST",
+                              body=b"client %d request %d" % (n, i))
+            assert body == b"client %d request %d" % (n, i)
+            out.append(resp.status)
+        return out
+
+    with ThreadPoolExecutor(40) as pool:
+        statuses = [s for got in pool.map(client, range(40)) for s in got]
+    assert statuses == [200] * 200
+    records = _records(proxy)
+    responses = sorted(block.rpartition(b"\r\n\r\n")[2] for h, block, _ in records
+                       if h["WARC-Type"] == "response")
+    assert responses == sorted(b"client %d request %d" % (n, i) for n in range(40) for i in range(5))
+    assert main(["check", *proxy.files]) == 0
+    assert not list(Path(proxy.files[0]).parent.glob("*.open"))
