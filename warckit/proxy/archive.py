@@ -28,6 +28,8 @@ from .meta import ALL_BUCKET, DEFAULT_BUCKET, WarcproxMeta
 __all__ = ["Archivist", "Captured", "Exchange"]
 
 _READ = 1 << 20
+#: New dedup entries written to the database file together (and at close).
+COMMIT_EVERY = 64
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
@@ -104,6 +106,7 @@ class Archivist:
         self._indexes: dict[str, DedupIndex] = {}
         self._stats: dict[str, dict[str, dict[str, int]]] = {ALL_BUCKET: _zero()}
         self._stats_lock = threading.Lock()
+        self._pending = 0
         self.files: list[str] = []
         self.issues: list[Any] = []
 
@@ -213,7 +216,11 @@ class Archivist:
                               offset=written.offset, length=written.length,
                               mime=parsed.content_type or None, status=parsed.status,
                               source="proxy")
-                    index.commit()
+                    self._pending += 1
+        if self._pending >= COMMIT_EVERY:  # (this connection sees its rows before they are)
+            for index in self._indexes.values():
+                index.commit()
+            self._pending = 0
         self._count(ex.meta, "revisit" if original is not None else "new", ex.response_length)
         return captured
 

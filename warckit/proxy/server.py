@@ -208,8 +208,11 @@ class ArchivingProxy:
 
     def request_stop(self) -> None:
         """Ask a running proxy to shut down (any thread; returns at once)."""
-        if self._loop is not None and self._stopping is not None:
-            self._loop.call_soon_threadsafe(self._stopping.set)
+        if self._loop is not None and self._stopping is not None and not self._loop.is_closed():
+            try:
+                self._loop.call_soon_threadsafe(self._stopping.set)
+            except RuntimeError:  # the loop closed meanwhile: stopped already
+                pass
 
     def stop(self) -> None:
         """Shut down a proxy started with :meth:`start`: exchanges under way get
@@ -248,8 +251,8 @@ class ArchivingProxy:
                 return  # never an open proxy
             await self._serve_client(reader, writer)
         except (ConnectionError, asyncio.IncompleteReadError, ssl.SSLError, TimeoutError,
-                asyncio.TimeoutError):
-            pass
+                asyncio.TimeoutError, asyncio.CancelledError):
+            pass  # (cancelled: the proxy is stopping and the grace time is over)
         except Exception as exc:  # noqa: BLE001 - one line, and the proxy serves on
             print(f"warckit proxy: internal error serving {writer.get_extra_info('peername')}: "
                   f"{type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
@@ -490,7 +493,7 @@ class ArchivingProxy:
                 spool.write(data)
                 fed += len(data)
                 continue
-            if isinstance(event, h11.InformationalResponse):
+            if isinstance(event, h11.InformationalResponse) and event.status_code != 101:
                 start = fed - len(up.conn.trailing_data[0])  # a 1xx head: not the response
             elif isinstance(event, h11.Response):
                 names = {k.lower() for k, _ in event.headers}
@@ -503,6 +506,9 @@ class ArchivingProxy:
                 return self._cut(spool, start, end), None, reusable, not framed
             elif isinstance(event, h11.ConnectionClosed):
                 return self._cut(spool, start, fed), "disconnect", False, True
+            elif event is h11.PAUSED:  # a 101 Switching Protocols: the HTTP part ends here
+                end = fed - len(up.conn.trailing_data[0])
+                return self._cut(spool, start, end), None, False, True
 
     @staticmethod
     def _cut(spool: IO[bytes], start: int, end: int) -> int:
