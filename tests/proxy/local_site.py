@@ -79,6 +79,9 @@ REDIRECTS = {"/redirect/301": (301, "/redirect/302"), "/redirect/302": (302, "/r
 FINAL_TEXT = b"the end of the redirect chain\n"
 ETAG_TEXT = b"a resource that does not change (ETag and Last-Modified)\n"
 NOT_FOUND = b"not found\n"
+#: ``/broken`` promises BROKEN_LENGTH bytes, sends BROKEN_SENT, and closes the connection.
+BROKEN_LENGTH = 10_000
+BROKEN_SENT = b"the first hundred bytes of a response cut off by its server. " * 2
 
 #: path -> (content type, entity) of the fixed pages answering 200.
 PAGES: dict[str, tuple[str, bytes]] = {
@@ -200,6 +203,15 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             if self.command != "HEAD":
                 for block in large_blocks(self.server.site.large_size):
                     self.wfile.write(block)
+        elif path == "/broken":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(BROKEN_LENGTH))
+            self.end_headers()
+            self.wfile.write(BROKEN_SENT)
+            self.wfile.flush()
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
         elif path.startswith("/text/"):
             self._send(200, [("Content-Type", "text/plain; charset=utf-8")], text_entity(path))
         else:
@@ -316,6 +328,8 @@ class Site:
             return b"".join(large_blocks(self.large_size))
         if path.startswith("/text/"):
             return text_entity(path)
+        if path == "/broken":
+            return BROKEN_SENT
         return NOT_FOUND
 
     def entity_sha1(self, path: str) -> bytes:

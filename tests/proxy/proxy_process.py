@@ -28,15 +28,25 @@ READY = re.compile(r"warckit proxy: listening on http://([^:/]+):(\d+)/ \(CA cer
 TIMEOUT = 60
 
 
+class ProxyDidNotStart(RuntimeError):
+    """The proxy exited (or stayed silent) before saying it listens."""
+
+    def __init__(self, message: str, returncode: int | None, stderr: str) -> None:
+        super().__init__(message)
+        self.returncode = returncode
+        self.stderr = stderr
+
+
 class ProxyProcess:
     """``python -m warckit proxy --port 0 --out-dir OUT --ca-cert CA ARGS`` until
     :meth:`stop`."""
 
-    def __init__(self, out: Path, ca_cert: Path, *args: str, timeout: float = TIMEOUT) -> None:
+    def __init__(self, out: Path, ca_cert: Path, *args: str, port: int = 0,
+                 timeout: float = TIMEOUT) -> None:
         self.out = out
         self.ca_cert = ca_cert
         out.mkdir(parents=True, exist_ok=True)
-        self.argv = ["proxy", "--port", "0", "--out-dir", str(out), "--ca-cert", str(ca_cert),
+        self.argv = ["proxy", "--port", str(port), "--out-dir", str(out), "--ca-cert", str(ca_cert),
                      *args]
         self.proc = subprocess.Popen(child.warckit_cli(*self.argv), env=child.env(),
                                      stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -53,10 +63,16 @@ class ProxyProcess:
         self.returncode: int | None = None
         self._ready.wait(timeout)
         if self._match is None:
-            self.proc.kill()
-            self.proc.wait(TIMEOUT)
-            raise RuntimeError(f"warckit proxy did not say it listens within {timeout} s "
-                               f"(exit {self.proc.returncode}): {self.stderr()}")
+            try:
+                self.proc.wait(5)  # (it is exiting: the reader saw the end of its stderr)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(TIMEOUT)
+            for reader in self._readers:
+                reader.join(TIMEOUT)
+            raise ProxyDidNotStart(f"warckit proxy did not say it listens within {timeout} s "
+                                   f"(exit {self.proc.returncode}): {self.stderr()}",
+                                   self.proc.returncode, self.stderr())
         self.host: str = self._match.group(1)
         self.port: int = int(self._match.group(2))
         self.announced_ca: str = self._match.group(3)

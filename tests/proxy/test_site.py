@@ -10,6 +10,8 @@ import ssl
 import pytest
 import requests
 from local_site import (
+    BROKEN_LENGTH,
+    BROKEN_SENT,
     CHUNKED_ENTITY,
     CHUNKS,
     ETAG,
@@ -128,6 +130,14 @@ def test_large_download(site: Site) -> None:
     assert (n, h.digest()) == (LARGE_SIZE, large_sha1())
     assert site.entity_sha1("/large") == large_sha1()
     assert len(site.entity("/large")) == LARGE_SIZE
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_broken_response_is_cut_off(site: Site, scheme: str) -> None:
+    raw = _raw(site, scheme, b"GET /broken HTTP/1.1\r\nHost: x\r\n\r\n")
+    head, _, body = raw.partition(b"\r\n\r\n")
+    assert f"Content-Length: {BROKEN_LENGTH}".encode() in head
+    assert body == BROKEN_SENT and len(body) < BROKEN_LENGTH
 
 
 def test_site_logs_requests_with_their_headers(site: Site) -> None:
