@@ -6,6 +6,7 @@ from __future__ import annotations
 import http.client
 import json
 import signal
+import socket
 from pathlib import Path
 
 import pytest
@@ -102,6 +103,52 @@ def test_shutdown_with_idle_keepalive_clients(site: Site, start_proxy: StartProx
     assert sorted(e.response.target_uri or "" for e in exchanges(read_records(files))) == sorted(
         site.url(f"/text/shutdown-{sig}", scheme) for scheme in ("http", "https"))
     assert_warckit_check(files)
+
+
+def _non_loopback_ipv4() -> str | None:
+    """This machine's address on its default route (no packet is sent), if it has one."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("192.0.2.1", 9))
+        except OSError:
+            return None
+        ip = str(s.getsockname()[0])
+    return None if ip.startswith("127.") else ip
+
+
+def _raw_get(host: str, port: int, url: str) -> bytes:
+    with socket.create_connection((host, port), timeout=TIMEOUT) as sock:
+        sock.sendall(f"GET {url} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        answer = bytearray()
+        try:
+            while chunk := sock.recv(65536):
+                answer += chunk
+        except ConnectionResetError:
+            pass
+    return bytes(answer)
+
+
+def test_only_loopback_and_allowed_clients_are_served(site: Site,
+                                                      start_proxy: StartProxy) -> None:
+    """Never an open proxy: a client from another address gets nothing (and nothing is
+    fetched or written) unless --allow names its network."""
+    ip = _non_loopback_ipv4()
+    if ip is None:
+        pytest.skip("this machine has no address besides loopback")
+    refused = start_proxy("--host", ip)
+    assert refused.host == ip
+    url = site.url("/text/not-allowed")
+    answer = _raw_get(ip, refused.port, url)
+    assert b" 200 " not in answer.split(b"\r\n", 1)[0], answer[:300]
+    assert "/text/not-allowed" not in site.seen_paths()
+    assert exchanges(read_records(refused.finish())) == []
+    allowed = start_proxy("--host", ip, "--allow", f"{ip}/32")
+    url = site.url("/text/allowed-client")
+    answer = _raw_get(ip, allowed.port, url)
+    assert answer.split(b"\r\n", 1)[0] == b"HTTP/1.1 200 OK", answer[:300]
+    assert answer.endswith(site.entity("/text/allowed-client"))
+    e = capture_by_url(exchanges(read_records(allowed.finish())), url)
+    assert e.response.entity == site.entity("/text/allowed-client")
 
 
 def test_library_api(site: Site, tmp_path: Path, ca_cert: Path) -> None:
