@@ -22,16 +22,18 @@ from local_site import Site
 from proxy_process import TIMEOUT, StartProxy, proxied_session
 
 PROFILE = "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
+PROFILE_10 = "http://netpreserve.org/warc/1.0/revisit/identical-payload-digest"
 
 
 def _of(captures: list[Exchange], url: str) -> list[Exchange]:
     return [e for e in captures if e.response.target_uri == url]
 
 
-def _assert_revisit_of(revisit: Exchange, original: Exchange, site: Site, path: str) -> None:
+def _assert_revisit_of(revisit: Exchange, original: Exchange, site: Site, path: str,
+                       profile: str = PROFILE) -> None:
     r, o = revisit.response, original.response
     assert (o.type, r.type) == ("response", "revisit")
-    assert r.profile == PROFILE
+    assert r.profile == profile
     assert r.refers_to == o.record_id
     assert r.payload_digest == o.payload_digest == sha1_label(site.entity_sha1(path))
     fields = dict(r.warc_headers)
@@ -121,3 +123,27 @@ def test_dedup_buckets(site: Site, start_proxy: StartProxy, tmp_path: Path) -> N
     types = [e.response.type for e in _of(captures, url)]
     assert types == ["response", "revisit", "response", "revisit", "revisit", "response",
                      "response"]
+
+
+def test_warc_10_and_no_compression(site: Site, start_proxy: StartProxy, tmp_path: Path) -> None:
+    """--warc-version 1.0 --compression none: WARC/1.0 records, the 1.0 revisit profile,
+    uncompressed ``.warc`` files."""
+    proxy = start_proxy("--dedup", str(tmp_path / "dedup.db"), "--warc-version", "1.0",
+                        "--compression", "none")
+    s = proxied_session(proxy)
+    path = "/text/dedup-warc10"
+    for scheme in ("http", "https", "http"):
+        assert s.get(site.url(path, scheme), timeout=TIMEOUT).content == site.entity(path)
+    files = proxy.finish()
+    assert [f.suffix for f in files] == [".warc"]
+    assert files[0].read_bytes().startswith(b"WARC/1.0\r\n")
+    assert files[0].read_bytes().count(b"WARC/1.1\r\n") == 0
+    records = read_records(files)
+    captures = exchanges(records)
+    http_ = _of(captures, site.url(path))
+    https_ = _of(captures, site.url(path, "https"))
+    assert [e.response.type for e in http_ + https_] == ["response", "revisit", "revisit"]
+    _assert_revisit_of(http_[1], http_[0], site, path, PROFILE_10)
+    _assert_revisit_of(https_[0], http_[0], site, path, PROFILE_10)
+    assert_warckit_check(files)
+    assert_warcio_check(files, records)

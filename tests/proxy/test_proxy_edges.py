@@ -4,6 +4,7 @@ off by its server, an HTTP/1.0 client, many clients at once, rolling files with
 
 from __future__ import annotations
 
+import re
 import socket
 import threading
 from pathlib import Path
@@ -141,7 +142,8 @@ def test_rolling_files_with_max_bytes_and_prefix(site: Site, start_proxy: StartP
         assert s.get(url, timeout=TIMEOUT).status_code == 200
     files = proxy.finish()
     assert len(files) >= 3, [f.name for f in files]
-    assert all(f.name.startswith("crawl-") for f in files)
+    for f in files:  # PROXY-CONTRACT: {prefix}-{timestamp}-{serial}-...warc.gz
+        assert re.fullmatch(r"crawl-\d{17}-\d{5}-.+\.warc\.gz", f.name), f.name
     serials = [f.name.split("-")[2] for f in files]
     assert serials == [f"{n:05d}" for n in range(len(files))], [f.name for f in files]
     records = read_records(files)
