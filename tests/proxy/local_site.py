@@ -22,6 +22,7 @@ import socket
 import ssl
 import struct
 import threading
+import time
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -79,6 +80,9 @@ REDIRECTS = {"/redirect/301": (301, "/redirect/302"), "/redirect/302": (302, "/r
 FINAL_TEXT = b"the end of the redirect chain\n"
 ETAG_TEXT = b"a resource that does not change (ETag and Last-Modified)\n"
 NOT_FOUND = b"not found\n"
+#: ``/slow``'s chunks, a pause (SLOW_PAUSE s) before each: a response still arriving.
+SLOW_CHUNKS = (b"slow one\n", b"slow two\n", b"slow three\n")
+SLOW_PAUSE = 0.5
 #: ``/broken`` promises BROKEN_LENGTH bytes, sends BROKEN_SENT, and closes the connection.
 BROKEN_LENGTH = 10_000
 BROKEN_SENT = b"the first hundred bytes of a response cut off by its server. " * 2
@@ -203,6 +207,17 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             if self.command != "HEAD":
                 for block in large_blocks(self.server.site.large_size):
                     self.wfile.write(block)
+        elif path == "/slow":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            self.wfile.flush()
+            for piece in SLOW_CHUNKS:
+                time.sleep(SLOW_PAUSE)
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                self.wfile.flush()
+            self.wfile.write(b"0\r\n\r\n")
         elif path == "/broken":
             self.send_response(200)
             self.send_header("Content-Type", "text/plain")
@@ -330,6 +345,8 @@ class Site:
             return text_entity(path)
         if path == "/broken":
             return BROKEN_SENT
+        if path == "/slow":
+            return b"".join(SLOW_CHUNKS)
         return NOT_FOUND
 
     def entity_sha1(self, path: str) -> bytes:

@@ -7,6 +7,8 @@ import http.client
 import json
 import signal
 import socket
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -102,6 +104,44 @@ def test_shutdown_with_idle_keepalive_clients(site: Site, start_proxy: StartProx
     files = warc_files(proxy.out)
     assert sorted(e.response.target_uri or "" for e in exchanges(read_records(files))) == sorted(
         site.url(f"/text/shutdown-{sig}", scheme) for scheme in ("http", "https"))
+    assert_warckit_check(files)
+
+
+def _wait_until_seen(site: Site, path: str) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while path not in site.seen_paths():
+        assert time.monotonic() < deadline, f"the site never got {path}"
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("scheme", ["http", "https"])
+def test_sigterm_lets_the_exchange_under_way_finish(site: Site, start_proxy: StartProxy,
+                                                    scheme: str) -> None:
+    """docs/proxy.rst: on SIGTERM, exchanges under way get ten seconds to finish: a response
+    still arriving from the server (``/slow``: 1.5 s) reaches the client and the WARC."""
+    proxy = start_proxy()
+    path = f"/slow?{scheme}"
+    got: list[bytes] = []
+    errors: list[BaseException] = []
+
+    def client() -> None:
+        try:
+            got.append(proxied_session(proxy).get(site.url(path, scheme),
+                                                  timeout=TIMEOUT).content)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    thread = threading.Thread(target=client)
+    thread.start()
+    _wait_until_seen(site, path)  # the proxy forwarded it: the exchange is under way
+    proxy.proc.send_signal(signal.SIGTERM)
+    thread.join(2 * TIMEOUT)
+    assert not thread.is_alive()
+    assert errors == [] and got == [site.entity("/slow")]
+    files = proxy.finish()
+    e = capture_by_url(exchanges(read_records(files)), site.url(path, scheme))
+    assert e.response.entity == site.entity("/slow")
+    assert e.response.payload_digest == sha1_label(site.entity_sha1("/slow"))
     assert_warckit_check(files)
 
 

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from urllib.parse import urljoin
 
 import pytest
 from captures import Exchange, exchanges, read_records
@@ -27,8 +28,9 @@ pytest.importorskip("pywb")
 
 COLL = "proxy"
 SCHEMES = ("http", "https")
-PATHS = ("/", "/style.css", "/image.png", "/chunked", "/gzip", "/redirect/final")
+PATHS = ("/", "/style.css", "/image.png", "/chunked", "/gzip", "/text/pywb")
 REVISITED = "/text/pywb-revisit"
+POSTED = ("/echo?pywb", b"name=warckit&kind=proxy")
 
 
 @dataclass
@@ -38,12 +40,14 @@ class Replay:
     captures: list[Exchange]
     log: Path
 
-    def get(self, path: str) -> tuple[int, dict[str, str], bytes]:
+    def get(self, path: str, method: str = "GET", body: bytes | None = None,
+            headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=2 * TIMEOUT)
         try:
             # (pywb decodes a gzip payload for a client that does not take gzip: ask as
             # browsers do)
-            conn.request("GET", path, headers={"Accept-Encoding": "gzip, deflate, br"})
+            conn.request(method, path, body=body,
+                         headers={"Accept-Encoding": "gzip, deflate, br", **(headers or {})})
             r = conn.getresponse()
             return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
         finally:
@@ -85,6 +89,11 @@ def replay(site: Site, ca_cert: Path,
             for path in PATHS:
                 assert s.get(site.url(path, scheme), headers=meta,
                              timeout=TIMEOUT).status_code == 200
+        r = s.post(site.url(POSTED[0]), data=POSTED[1], timeout=TIMEOUT,
+                   headers={"Content-Type": "application/x-www-form-urlencoded"})
+        assert r.content == POSTED[1]
+        r = s.get(site.url("/redirect/301"), timeout=TIMEOUT)
+        assert r.content == site.entity("/redirect/final")
         r = s.get(site.url("/large"), timeout=TIMEOUT)
         assert r.status_code == 200 and len(r.content) == site.large_size
         assert s.get(site.url(REVISITED), timeout=TIMEOUT).status_code == 200
@@ -184,3 +193,31 @@ def test_pywb_resolves_a_revisit_to_the_original_payload(replay: Replay) -> None
     when = email.utils.parsedate_to_datetime(headers["memento-datetime"])
     assert when.strftime("%Y%m%d%H%M%S") == ts  # the revisit's capture, not the original's
     assert datetime.strptime(ts, "%Y%m%d%H%M%S")
+
+
+def test_pywb_replays_a_post(replay: Replay) -> None:
+    """pywb finds a POST capture by its body (the index key appends it; the proxy's
+    request record holds it) and replays it."""
+    site = replay.site
+    url = site.url(POSTED[0])
+    ts = _timestamp(replay.capture(url).response.date)
+    status, _, body = replay.get(f"/{COLL}/{ts}id_/{url}", "POST", POSTED[1],
+                                 {"Content-Type": "application/x-www-form-urlencoded"})
+    assert (status, body) == (200, POSTED[1])
+
+
+def test_pywb_replays_the_redirect_chain(replay: Replay) -> None:
+    """(``mp_``: pywb rewrites the captured Location into the collection; ``id_`` would
+    leave the site's relative ``/redirect/302`` as it is.)"""
+    site = replay.site
+    hops = []
+    target = f"/{COLL}/mp_/{site.url('/redirect/301')}"
+    for _ in range(6):
+        status, headers, body = replay.get(target)
+        hops.append((status, target.split("mp_/", 1)[-1]))
+        if status not in (301, 302, 307):
+            break
+        target = urljoin(target, headers["location"].split(f"127.0.0.1:{replay.port}", 1)[-1])
+    assert [(status, url.split("/", 3)[3]) for status, url in hops if status != 307] == [
+        (301, "redirect/301"), (302, "redirect/302"), (200, "redirect/final")], hops
+    assert body == site.entity("/redirect/final")

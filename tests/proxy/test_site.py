@@ -21,6 +21,7 @@ from local_site import (
     INDEX_HTML,
     LARGE_SIZE,
     LAST_MODIFIED,
+    SLOW_CHUNKS,
     Site,
     large_sha1,
 )
@@ -138,6 +139,10 @@ def test_broken_response_is_cut_off(site: Site, scheme: str) -> None:
     head, _, body = raw.partition(b"\r\n\r\n")
     assert f"Content-Length: {BROKEN_LENGTH}".encode() in head
     assert body == BROKEN_SENT and len(body) < BROKEN_LENGTH
+
+
+def test_slow_page(site: Site) -> None:
+    assert requests.get(site.url("/slow"), timeout=TIMEOUT).content == b"".join(SLOW_CHUNKS)
 
 
 def test_site_logs_requests_with_their_headers(site: Site) -> None:
