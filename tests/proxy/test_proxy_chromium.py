@@ -67,3 +67,17 @@ def test_chromium_records_the_site(site: Site, start_proxy: StartProxy,
     assert others <= {site.url("/favicon.ico", s) for s in ("http", "https")}, others
     assert_warckit_check(files)
     assert_warcio_check(files, records)
+
+
+def test_chromium_without_the_pin_does_not_trust_the_proxy(site: Site, start_proxy: StartProxy,
+                                                           tmp_path: Path) -> None:
+    """The control for the test above: without the CA's SPKI pin the intercepted HTTPS page
+    is refused by the browser (its certificate is the proxy's), so nothing is recorded."""
+    exe = chromium()
+    if exe is None:
+        pytest.skip("Chromium is not installed (.ci/run installs the Debian package chromium)")
+    proxy = start_proxy()
+    other_pin = spki_sha256(site.cert_path.read_bytes())  # a pin, but not the proxy CA's
+    dom = dump_dom(exe, proxy.url, other_pin, site.url("/", "https"), tmp_path / "profile")
+    assert "The proxy test site" not in dom
+    assert exchanges(read_records(proxy.finish())) == []

@@ -206,3 +206,37 @@ def test_start_up_error_bad_dedup_database(tmp_path: Path, ca_cert: Path) -> Non
     bad_db.write_bytes(b"this is not an SQLite database\n" * 100)
     assert "bad.db" in _start_fails(tmp_path, ca_cert, "--dedup", str(bad_db))
     assert list((tmp_path / "out").iterdir()) == []
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_large_post_is_recorded_whole(site: Site, start_proxy: StartProxy, scheme: str) -> None:
+    """A 5 MiB upload: the request record holds the whole body (spooled, not cut), the
+    response the whole echo."""
+    proxy = start_proxy()
+    body = bytes(range(256)) * (5 * 4096)
+    url = site.url(f"/echo?big-{scheme}", scheme)
+    r = proxied_session(proxy).post(url, data=body, timeout=TIMEOUT,
+                                    headers={"Content-Type": "application/octet-stream"})
+    assert r.content == body
+    files = proxy.finish()
+    e = capture_by_url(exchanges(read_records(files)), url)
+    assert (e.request.entity_len, e.request.entity_sha1) == (len(body), sha1_of(body))
+    assert (e.response.entity_len, e.response.entity_sha1) == (len(body), sha1_of(body))
+    assert e.response.payload_digest == sha1_label(sha1_of(body))
+    assert e.request.http_header("Content-Length") == str(len(body))
+    assert_warckit_check(files)
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_target_uri_keeps_the_url_as_requested(site: Site, start_proxy: StartProxy,
+                                               scheme: str) -> None:
+    """Percent-escapes, a non-ASCII path and an odd query reach the site and the
+    WARC-Target-URI as the client sent them."""
+    proxy = start_proxy()
+    path = "/text/caf%C3%A9/a%20b?q=%E2%9C%93&empty=&dup=1&dup=2#frag"
+    sent = path.split("#", 1)[0]
+    r = proxied_session(proxy).get(site.url(path, scheme), timeout=TIMEOUT)
+    assert r.content == site.entity(sent)
+    assert sent in site.seen_paths(scheme)
+    (e,) = exchanges(read_records(proxy.finish()))
+    assert e.response.target_uri == site.url(sent, scheme)
