@@ -56,6 +56,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send(self, raw: bytes) -> None:
         self.server.sent.append((self.command, self.path, raw))
+        self.server.peers.append(self.client_address[1])
         self.wfile.write(raw)
         self.wfile.flush()
 
@@ -95,6 +96,7 @@ class _Handler(BaseHTTPRequestHandler):
             head = _head("200 OK", [("Content-Type", "application/octet-stream"),
                                     ("Content-Length", str(BIG_SIZE))])
             self.server.sent.append((self.command, self.path, head))
+            self.server.peers.append(self.client_address[1])
             self.wfile.write(head)
             for block in big_body():
                 self.wfile.write(block)
@@ -114,6 +116,7 @@ class _Server(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _Handler)
         self.sent: list[tuple[str, str, bytes]] = []
         self.received: list[bytes] = []
+        self.peers: list[int] = []  # the client's port, per response: one per connection
 
 
 def make_certificate(directory: Path) -> tuple[Path, Path]:
@@ -147,7 +150,7 @@ def make_certificate(directory: Path) -> tuple[Path, Path]:
 
 class Loopback:
     """A running server: ``url(path)``, ``sent`` (``(method, path, bytes)`` in order),
-    ``received`` (POST bodies), ``cafile`` (TLS only)."""
+    ``peers`` (the client port of each), ``received`` (POST bodies), ``cafile`` (TLS only)."""
 
     def __init__(self, server: _Server, scheme: str, cafile: Path | None) -> None:
         self._server = server
@@ -158,6 +161,10 @@ class Loopback:
     @property
     def sent(self) -> list[tuple[str, str, bytes]]:
         return self._server.sent
+
+    @property
+    def peers(self) -> list[int]:
+        return self._server.peers
 
     @property
     def received(self) -> list[bytes]:
