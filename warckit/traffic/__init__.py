@@ -13,14 +13,19 @@ patches on each library).
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Callable
 from typing import Any
 
 from ..errors import UsageError
+from . import via_http_client, via_httpcore
 from .session import Capture, RequestInfo
 
 __all__ = ["Capture", "RequestInfo", "capture"]
+
+#: The library taps, each ``install(capture) -> undo``.
+_INSTALLERS = (via_http_client.install, via_httpcore.install)
 
 
 def capture(
@@ -64,14 +69,17 @@ def capture(
         :attr:`~Capture.files` say what was written.
 
     Raises:
-        UsageError: *target* is neither, *writer_options* came with a writer, or (on
-            entering) another capture is active.
+        UsageError: *target* is neither, *writer_options* came with a writer, h11 is
+            not installed, or (on entering) another capture is active.
         CaptureError: at the end of the block, when some exchange could not be
             recorded (see :attr:`~warckit.errors.CaptureError.failures`); the others
             are written.
     """
     from ..write.guided import WarcWriter
 
+    if importlib.util.find_spec("h11") is None:
+        raise UsageError("warckit.capture() needs h11 to find where HTTP messages end: "
+                         "pip install h11")
     if filter is not None and not callable(filter):
         raise UsageError(f"capture(): filter must be callable, not {type(filter).__name__}")
     if isinstance(target, WarcWriter):
@@ -79,8 +87,9 @@ def capture(
             raise UsageError("capture(): writer options ("
                              + ", ".join(sorted(writer_options))
                              + ") go with a directory, not with a writer")
-        return Capture(target, owned=False, filter=filter)
+        return Capture(target, owned=False, installers=_INSTALLERS, filter=filter)
     if isinstance(target, (str, os.PathLike)):
-        return Capture(WarcWriter(target, **writer_options), owned=True, filter=filter)
+        return Capture(WarcWriter(target, **writer_options), owned=True, installers=_INSTALLERS,
+                       filter=filter)
     raise UsageError("capture(): give a directory or a warckit.WarcWriter, not "
                      f"{type(target).__name__}")

@@ -1,7 +1,7 @@
 """The capture session: one per process at a time; per-connection taps feeding it.
 
-:class:`Capture` installs the library taps (``via_http_client``, ``via_httpcore``) on
-entry and removes them on exit, also when the block raises. Each tapped connection gets
+:class:`Capture` installs the library taps it is given (``via_http_client``,
+``via_httpcore``) on entry and removes them on exit, also when the block raises. Each tapped connection gets
 a :class:`Tap`: a :class:`~warckit.traffic.exchanges.ConnectionSplitter` behind a lock,
 whose complete exchanges the session writes as a ``response`` record and a ``request``
 record, the pair under one lock so that the two stay together in the file.
@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from .._util.frozen import Frozen
 from ..errors import CaptureError, UsageError, WarckitError
-from .exchanges import ConnectionSplitter, Exchange
 
 if TYPE_CHECKING:
+    from .exchanges import Exchange
     from ..record.http import HttpHead
     from ..write.guided import WarcWriter
     from ..write.written import WrittenRecord
@@ -78,6 +78,8 @@ class Tap:
     __slots__ = ("__weakref__", "_lock", "_splitter", "capture", "info")
 
     def __init__(self, capture: Capture, info: ConnectionInfo) -> None:
+        from .exchanges import ConnectionSplitter  # (imports h11)
+
         self.capture = capture
         self.info = info
         self._lock = threading.Lock()
@@ -147,9 +149,11 @@ class Capture:
     """
 
     def __init__(self, writer: WarcWriter, *, owned: bool,
+                 installers: tuple[Callable[[Capture], Callable[[], None]], ...],
                  filter: Callable[[RequestInfo], bool] | None = None) -> None:  # noqa: A002
         self.writer = writer
         self.filter = filter
+        self._installers = installers
         self._owned = owned
         self._write_lock = threading.Lock()
         self._records: list[WrittenRecord] = []
@@ -197,10 +201,8 @@ class Capture:
             _active = self
         self._used = True
         try:
-            from . import via_http_client, via_httpcore
-
-            self._undo.append(via_http_client.install(self))
-            self._undo.append(via_httpcore.install(self))
+            for install in self._installers:
+                self._undo.append(install(self))
             self.active = True
         except BaseException:
             self._uninstall()

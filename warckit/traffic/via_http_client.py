@@ -73,7 +73,8 @@ def _info(conn: Any, sock: Any) -> ConnectionInfo:
     host = getattr(conn, "_tunnel_host", None) or conn.host
     port = getattr(conn, "_tunnel_port", None) if getattr(conn, "_tunnel_host", None) else conn.port
     ip = None
-    for candidate in (sock, getattr(sock, "socket", None)):
+    candidates: list[Any] = [sock, getattr(sock, "socket", None)]
+    for candidate in candidates:
         try:
             ip = str(candidate.getpeername()[0])
             break
