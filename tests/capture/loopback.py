@@ -11,6 +11,8 @@ from __future__ import annotations
 import datetime
 import gzip
 import hashlib
+import select
+import socket
 import ssl
 import threading
 from collections.abc import Iterator
@@ -73,6 +75,8 @@ class _Handler(BaseHTTPRequestHandler):
                                          ("Content-Length", str(len(answer)))]) + answer)
 
     def do_GET(self) -> None:  # noqa: N802
+        if self.path.startswith("http://"):  # absolute-form, from a proxy
+            self.path = "/" + self.path.split("/", 3)[3]
         path = self.path.split("?")[0]
         if path == "/plain":
             self._send(_head("200 OK", [("Content-Type", "text/html"),
@@ -101,6 +105,9 @@ class _Handler(BaseHTTPRequestHandler):
             for block in big_body():
                 self.wfile.write(block)
             self.wfile.flush()
+        elif path == "/short":  # promises 100 bytes, sends 10, hangs up
+            self.close_connection = True
+            self._send(_head("200 OK", [("Content-Length", "100")]) + b"0123456789")
         elif path == "/eof":  # no length: the body ends when the server closes
             self.close_connection = True
             self._send(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n"
@@ -178,6 +185,74 @@ class Loopback:
         found = [raw for m, p, raw in self.sent if p == path and m == method]
         assert len(found) == 1, (path, method, len(found))
         return found[0]
+
+
+def _pipe(a: socket.socket, b: socket.socket) -> None:
+    """Copy bytes both ways until one side closes."""
+    sockets = [a, b]
+    while True:
+        readable, _, _ = select.select(sockets, [], [], 30)
+        if not readable:
+            return
+        for s in readable:
+            data = s.recv(65536)
+            if not data:
+                return
+            (b if s is a else a).sendall(data)
+
+
+def _proxy_one(conn: socket.socket) -> None:
+    with conn:
+        head = b""
+        while b"\r\n\r\n" not in head:
+            data = conn.recv(65536)
+            if not data:
+                return
+            head += data
+        method, target = head.split(b" ", 2)[:2]
+        if method == b"CONNECT":
+            host, port = target.rsplit(b":", 1)
+            rest = head.split(b"\r\n\r\n", 1)[1]
+            conn.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+        else:  # absolute-form: pass the request on as it is
+            host, port = target.split(b"/")[2].rsplit(b":", 1)
+            rest = head
+        with socket.create_connection((host.decode(), int(port)), timeout=30) as upstream:
+            upstream.sendall(rest)
+            _pipe(conn, upstream)
+
+
+@contextmanager
+def proxy() -> Iterator[str]:
+    """An HTTP proxy on loopback (CONNECT tunnels and absolute-form requests); its URL."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    listener.settimeout(0.2)
+    stop = threading.Event()
+    workers: list[threading.Thread] = []
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except (TimeoutError, socket.timeout):
+                continue
+            except OSError:
+                return
+            conn.settimeout(30)
+            worker = threading.Thread(target=_proxy_one, args=(conn,), daemon=True)
+            worker.start()
+            workers.append(worker)
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+        listener.close()
 
 
 @contextmanager

@@ -30,7 +30,7 @@ SPOOL_MEMORY = 1 << 20
 #: Largest request or response head h11 accepts (h11's default is 16 KiB; cookies grow).
 MAX_HEAD = 1 << 20
 #: Request fields that frame its body: left out of the request replayed into a
-#: response parser, which needs only the method, the version and ``Connection``.
+#: response parser, which needs only the method.
 _FRAMING = (b"content-length", b"transfer-encoding")
 
 
@@ -183,10 +183,13 @@ class Exchange:
                 host = value
         self.host = host.decode("latin-1") if host is not None else None
         self.date = datetime.now(timezone.utc)
+        # The response's framing depends on the request's method only; h11 sends only
+        # HTTP/1.1 requests, which must have a Host (a CONNECT of urllib3 is 1.0, none).
+        headers = [(n, v) for n, v in request.headers if n not in _FRAMING]
+        if host is None:
+            headers.append((b"host", b"-"))
         parser = h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD)
-        parser.send(h11.Request(method=request.method, target=request.target,
-                                headers=[(n, v) for n, v in request.headers if n not in _FRAMING],
-                                http_version=request.http_version))
+        parser.send(h11.Request(method=request.method, target=request.target, headers=headers))
         parser.send(h11.EndOfMessage())
         self.response = Message(parser, self.keep)
 

@@ -159,6 +159,9 @@ class Capture:
         self._records: list[WrittenRecord] = []
         self._failures: list[tuple[str, BaseException]] = []
         self._taps: weakref.WeakSet[Tap] = weakref.WeakSet()
+        # Taps and failures: not under the write lock, so that a new connection or a
+        # failure never waits for another thread's record to be written.
+        self._state_lock = threading.Lock()
         self._undo: list[Callable[[], None]] = []
         self._pid = os.getpid()
         self.active = False
@@ -174,7 +177,7 @@ class Capture:
     def failures(self) -> list[tuple[str, BaseException]]:
         """``(URL or connection, exception)`` for each exchange or connection not
         recorded so far (:class:`~warckit.errors.CaptureError` at exit lists them)."""
-        with self._write_lock:
+        with self._state_lock:
             return list(self._failures)
 
     @property
@@ -186,7 +189,7 @@ class Capture:
     def new_tap(self, info: ConnectionInfo) -> Tap:
         """A tap for a new connection (called by the library taps)."""
         tap = Tap(self, info)
-        with self._write_lock:
+        with self._state_lock:
             self._taps.add(tap)
         return tap
 
@@ -213,7 +216,7 @@ class Capture:
                  tb: object) -> None:
         try:
             self._uninstall()
-            with self._write_lock:
+            with self._state_lock:
                 taps = list(self._taps)
             for tap in taps:  # exchanges cut short by the end of the block
                 tap.close("unspecified")
@@ -237,7 +240,7 @@ class Capture:
                     _active = None
 
     def _fail(self, where: str, exc: BaseException) -> None:
-        with self._write_lock:
+        with self._state_lock:
             self._failures.append((where, exc))
 
     def _write_exchange(self, exchange: Exchange) -> None:
@@ -258,6 +261,6 @@ class Capture:
                     exchange.target_uri, request.head, request.body(),
                     body_length=request.body_length, concurrent_to=res, ip=ip)
             except Exception as exc:  # noqa: BLE001 - kept; CaptureError at exit
-                self._failures.append((exchange.target_uri, exc))
+                self._fail(exchange.target_uri, exc)
                 return
             self._records += (res, req)

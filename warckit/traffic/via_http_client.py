@@ -29,11 +29,14 @@ class TapReader:
         self._fp = fp
         self._tap = tap
 
+    # The reader is the buffered reader of a blocking socket: read(n) and readinto()
+    # return less than asked only at the end of the stream (a timeout raises).
+
     def read(self, amt: int | None = None) -> bytes:
         data: bytes = self._fp.read(amt)
         self._tap.received(data)
-        if amt is None or amt < 0 or (not data and amt):
-            self._tap.eof()  # read() returns only at the end of the stream
+        if amt is None or amt < 0 or len(data) < amt:
+            self._tap.eof()
         return data
 
     def read1(self, n: int = -1) -> bytes:
@@ -47,14 +50,14 @@ class TapReader:
         n: int = self._fp.readinto(buffer)
         view = memoryview(buffer).cast("B")
         self._tap.received(view[:n])
-        if not n and len(view):
+        if n < len(view):
             self._tap.eof()
         return n
 
     def readline(self, limit: int = -1) -> bytes:
         line: bytes = self._fp.readline(limit)
         self._tap.received(line)
-        if not line and limit:
+        if not line.endswith(b"\n") and (limit is None or limit < 0 or len(line) < limit):
             self._tap.eof()
         return line
 
