@@ -141,11 +141,13 @@ def _target_uri(info: ConnectionInfo, exchange: Exchange) -> str:
 
 
 class Capture:
-    """A capture of HTTP traffic into WARC records; see :func:`warckit.capture`.
+    """A capture of HTTP traffic into WARC records, made by :func:`warckit.capture`
+    (which gives it the library taps to install) and entered once.
 
     Attributes:
         writer: The :class:`~warckit.WarcWriter` the records go to.
         filter: The filter given, or ``None``.
+        active: True between entering and the end of the ``with`` block.
     """
 
     def __init__(self, writer: WarcWriter, *, owned: bool,

@@ -13,6 +13,7 @@ A connection is known by its socket (a new socket, a new tap).
 from __future__ import annotations
 
 import http.client
+import threading
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -93,14 +94,18 @@ def install(capture: Capture) -> Callable[[], None]:
     original_send = connection_class.send
     original_init = response_class.__init__
     taps: weakref.WeakKeyDictionary[Any, Tap] = weakref.WeakKeyDictionary()
+    lock = threading.Lock()  # connections of several threads come and go
 
     def tap_for(conn: Any) -> Tap | None:
         sock = conn.sock
         if sock is None:
             return None
-        tap = taps.get(sock)
+        with lock:
+            tap = taps.get(sock)
         if tap is None:
-            tap = taps[sock] = capture.new_tap(_info(conn, sock))
+            tap = capture.new_tap(_info(conn, sock))
+            with lock:
+                tap = taps.setdefault(sock, tap)
         return tap
 
     def send(self: http.client.HTTPConnection, data: Any) -> None:
@@ -130,7 +135,8 @@ def install(capture: Capture) -> Callable[[], None]:
 
     def init(self: http.client.HTTPResponse, sock: Any, *args: Any, **kwargs: Any) -> None:
         original_init(self, sock, *args, **kwargs)
-        tap = taps.get(sock)
+        with lock:
+            tap = taps.get(sock)
         if tap is not None and tap.active:
             self.fp = TapReader(self.fp, tap)  # type: ignore[assignment]
 

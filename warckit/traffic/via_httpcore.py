@@ -14,6 +14,7 @@ import importlib.util
 from collections.abc import Callable
 from typing import Any
 
+from ..errors import UsageError
 from .session import Capture, ConnectionInfo, Tap
 
 __all__ = ["AsyncTapStream", "TapStream", "install"]
@@ -105,11 +106,17 @@ def install(capture: Capture) -> Callable[[], None]:
     """Patch httpcore (when installed) to feed *capture*; return the undo."""
     if importlib.util.find_spec("httpcore") is None:
         return lambda: None
-    from httpcore._async.http11 import AsyncHTTP11Connection
-    from httpcore._sync.http11 import HTTP11Connection
+    try:
+        from httpcore._async.http11 import AsyncHTTP11Connection
+        from httpcore._sync.http11 import HTTP11Connection
 
-    original_sync = HTTP11Connection.handle_request
-    original_async = AsyncHTTP11Connection.handle_async_request
+        original_sync = HTTP11Connection.handle_request
+        original_async = AsyncHTTP11Connection.handle_async_request
+    except (ImportError, AttributeError) as exc:  # httpcore's insides changed
+        # The http.client traffic is still recorded; CaptureError says what was not.
+        capture._fail("httpcore", UsageError(
+            f"this httpcore is not supported ({exc}): httpx traffic is not recorded"))
+        return lambda: None
 
     def handle_request(self: HTTP11Connection, request: Any) -> Any:
         _tapped(capture, self, TapStream)
