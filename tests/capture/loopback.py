@@ -67,8 +67,15 @@ class _Handler(BaseHTTPRequestHandler):
                                     ("Content-Length", str(len(HTML)))]))
 
     def do_POST(self) -> None:  # noqa: N802
-        length = int(self.headers.get("Content-Length", "0"))
-        body = self.rfile.read(length)
+        if self.headers.get("Transfer-Encoding") == "chunked":
+            body = b""
+            while size := int(self.rfile.readline().split(b";")[0], 16):
+                body += self.rfile.read(size)
+                self.rfile.readline()
+            while self.rfile.readline() not in (b"\r\n", b""):
+                pass  # trailer
+        else:
+            body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         self.server.received.append(body)
         answer = b"got " + hashlib.sha1(body).hexdigest().encode()
         self._send(_head("201 Created", [("Content-Type", "text/plain"),

@@ -91,3 +91,27 @@ def test_a_server_hanging_up_truncates(tmp_path: Path, plain: Loopback, client: 
     assert response.truncated == "disconnect"
     assert response.block == plain.sent_for("/short")
     assert response.body == b"0123456789"
+
+
+def test_streamed_request_bodies(tmp_path: Path, plain: Loopback) -> None:
+    import http.client
+    import io
+
+    import requests
+
+    parts = [b"one,", b"two,", b"three"]
+    with warckit.capture(tmp_path) as cap:
+        # requests sends a generator chunked, one send() per chunk and per framing.
+        assert requests.post(plain.url("/post"), data=iter(parts), timeout=30).status_code == 201
+        # http.client reads a file-like body in blocks.
+        conn = http.client.HTTPConnection("127.0.0.1", plain.port, timeout=30)
+        conn.request("POST", "/post", body=io.BytesIO(b"x" * 20000),
+                     headers={"Content-Length": "20000"})
+        assert conn.getresponse().read().startswith(b"got ")
+        conn.close()
+    assert plain.received == [b"".join(parts), b"x" * 20000]
+    (_, chunked), (_, filed) = pairs(read_back(cap.files))
+    assert b"\r\nTransfer-Encoding: chunked\r\n" in chunked.head
+    assert chunked.body == b"4\r\none,\r\n4\r\ntwo,\r\n5\r\nthree\r\n0\r\n\r\n"
+    assert chunked.payload_digest == sha1_label(b"".join(parts))  # the entity, de-chunked
+    assert filed.body == b"x" * 20000 and filed.uri == plain.url("/post")
