@@ -114,10 +114,13 @@ def test_the_splitter_spools_a_20_mb_response_to_disk() -> None:
 
 def test_patches_are_removed_at_exit_also_on_error(tmp_path: Path) -> None:
     assert _patches_off()
-    with pytest.raises(KeyError), warckit.capture(tmp_path):
+    with pytest.raises(KeyError), warckit.capture(tmp_path) as cap:
         assert http.client.HTTPConnection.send is not ORIGINALS[0]
         raise KeyError("boom")
     assert _patches_off()
+    assert not cap.active
+    with pytest.raises(UsageError, match="closed"):  # the capture's writer was closed
+        cap.writer.resource("urn:x", b"", content_type="text/plain")
 
 
 def test_captures_do_not_nest(tmp_path: Path, plain: Loopback) -> None:
@@ -262,3 +265,26 @@ def test_what_cannot_be_recorded_is_a_typed_error_at_exit(tmp_path: Path, plain:
     assert [(r.uri, r.block) for r, _ in recorded] == [(plain.url("/plain"), plain.sent_for("/plain"))]
     assert _patches_off()
     assert sha1_label(HTML) == str(recorded[0][0].payload_digest)
+
+
+def test_a_refused_record_and_a_raising_filter_are_failures(tmp_path: Path,
+                                                             plain: Loopback) -> None:
+    def picky(info: warckit.traffic.RequestInfo) -> bool:
+        if info.url.endswith("/gzip"):
+            raise LookupError("no opinion on gzip")
+        return True
+
+    writer = warckit.WarcWriter(tmp_path)
+    with pytest.raises(CaptureError) as caught:
+        with warckit.capture(writer, filter=picky) as cap:
+            requests.get(plain.url("/plain"), timeout=30)
+            requests.get(plain.url("/gzip"), timeout=30)
+            writer.close()  # the script's mistake: the capture's records are refused
+            requests.get(plain.url("/chunked"), timeout=30)
+            assert [w for w, _ in cap.failures] == [plain.url("/gzip"), plain.url("/chunked")]
+    (gzip_url, raised), (chunked_url, refused) = caught.value.failures
+    assert isinstance(raised, LookupError) and gzip_url == plain.url("/gzip")
+    assert isinstance(refused, UsageError) and chunked_url == plain.url("/chunked")
+    assert "2 exchange(s) not recorded" in str(caught.value)
+    recorded = pairs(read_back(writer.files))
+    assert [r.uri for r, _ in recorded] == [plain.url("/plain")]

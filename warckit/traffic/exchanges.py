@@ -367,6 +367,14 @@ class ConnectionSplitter:
         self._sending = None
         self._early = bytearray()
 
+    def abandon(self) -> None:
+        """Stop: drop every exchange in progress without handing it on."""
+        self.done = True
+        while self._open:
+            self._open.popleft().close()
+        self._sending = None
+        self._early = bytearray()
+
     def _emit_ready(self) -> None:
         while self._open and self._open[0].request_done and self._open[0].response_done:
             exchange = self._open.popleft()
@@ -395,10 +403,6 @@ class _ParseErrors:
         if exc is None or not isinstance(exc, h11.ProtocolError):
             return
         splitter = self._splitter
-        splitter.done = True
-        for exchange in splitter._open:
-            exchange.close()
-        splitter._open.clear()
-        splitter._sending = None
+        splitter.abandon()
         raise HttpParseError(f"the {self._side} stream is not HTTP/1.x: {exc}",
                              source=splitter.source, offset=self._offset) from exc

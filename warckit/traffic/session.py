@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .._util.frozen import Frozen
-from ..errors import CaptureError, UsageError, WarckitError
+from ..errors import CaptureError, UsageError
 
 if TYPE_CHECKING:
     from .exchanges import Exchange
@@ -111,7 +111,9 @@ class Tap:
         with self._lock:
             try:
                 method(*args)
-            except WarckitError as exc:  # the stream is not HTTP/1.x: stop recording it
+            except Exception as exc:  # noqa: BLE001 - never break the client's request
+                # (not HTTP/1.x, a spool's disk full): stop recording this connection.
+                self._splitter.abandon()
                 self.capture._fail(self._splitter.source, exc)
 
     def _on_request(self, exchange: Exchange) -> None:
