@@ -24,6 +24,7 @@ COMMANDS: tuple[str, ...] = (
     "dedup",
     "wacz",
     "serve",
+    "proxy",
 )
 
 
