@@ -79,7 +79,7 @@ def capture(
 
     if importlib.util.find_spec("h11") is None:
         raise UsageError("warckit.capture() needs h11 to find where HTTP messages end: "
-                         "pip install h11")
+                         "pip install h11 (or the proxy extra)")
     if filter is not None and not callable(filter):
         raise UsageError(f"capture(): filter must be callable, not {type(filter).__name__}")
     if isinstance(target, WarcWriter):
