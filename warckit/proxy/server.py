@@ -15,6 +15,7 @@ import asyncio
 import concurrent.futures
 import ipaddress
 import os
+import sqlite3
 import ssl
 import sys
 import tempfile
@@ -322,6 +323,7 @@ class ArchivingProxy:
         """A request to the proxy itself: ``/status``."""
         if urlsplit(target).path == "/status":
             body = orjson.dumps({"stats": self.archivist.stats(), "busy": self._busy,
+                                 "files": self.archivist.file_names(),
                                  "address": [self.host, self.port],
                                  "ca-certificate": self.ca_cert_path},
                                 option=orjson.OPT_INDENT_2)
@@ -452,10 +454,11 @@ class ArchivingProxy:
                     url=url, method=event.method.decode("ascii", "replace"), request=request,
                     response=response, response_length=length, ip=up.ip,
                     date=date, truncated=truncated, meta=meta))
-            except (WarckitError, OSError) as exc:
+            except (WarckitError, OSError, sqlite3.Error) as exc:
                 print(f"warckit proxy: cannot record {url}: {exc}", file=sys.stderr, flush=True)
                 up.close()
-                raise _Refused(502, "Bad Gateway", f"the response could not be archived: {exc}") from None
+                raise _Refused(500, "Internal Server Error",
+                               f"the response could not be archived: {exc}") from None
             if reusable:
                 up.conn.start_next_cycle()
                 self._pool.setdefault((scheme, host, port), [])
