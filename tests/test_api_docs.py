@@ -23,6 +23,8 @@ PUBLIC_MODULES = ("warckit", "warckit.record", "warckit.read", "warckit.write", 
                   "warckit.wacz", "warckit.read.wacz", "warckit.io.zipped", "warckit.columnar")
 PUBLIC_MODULES += ("warckit.spark",)  # (a line of its own: other packages add theirs)
 PUBLIC_MODULES += ("warckit.serve.store", "warckit.serve.ingest")  # writable collections
+PUBLIC_MODULES += ("warckit.traffic",)  # warckit.capture()
+PUBLIC_MODULES += ("warckit.proxy",)  # the archiving proxy
 
 
 def _documented(tmp_path: Path) -> dict[str, Any]:

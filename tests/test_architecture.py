@@ -23,8 +23,8 @@ LAYERS: dict[str, int] = {
     "read": 5,
     "write": 6,
     "check": 7, "cdx": 7,
-    "tools": 8, "wacz": 8, "columnar": 8,
-    "serve": 9,
+    "tools": 8, "wacz": 8, "columnar": 8, "traffic": 8,
+    "serve": 9, "proxy": 9,
     "cli": 10, "spark": 10,
     "__init__": 11, "__main__": 11,
 }

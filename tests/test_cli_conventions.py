@@ -110,6 +110,8 @@ DAMAGED = {
     "dedup apply": (["{bad}", "{tmp}/new.db", "--out-dir", "{out}"], "bad", SAMPLE_SIZE),
     "wacz create": (["-o", "{tmp}/new.wacz", "{bad}"], "bad", SAMPLE_SIZE),
     "serve": (["web={bad_cdx}", "--port", "0"], "bad_cdx", 0),
+    # a CA file that is no PEM certificate and key: refused before the port is taken
+    "proxy": (["--out-dir", "{out}", "--port", "0", "--ca-cert", "{bad_cdx}"], "bad_cdx", None),
 }
 
 # A usage error for each: (arguments, a fragment of the message).
@@ -131,6 +133,7 @@ USAGE = {
     "wacz create": (["{good}"], "required: -o/--output"),
     "wacz validate": ([], "required: FILE.wacz"),
     "serve": (["bogus"], "expected NAME=VALUE"),
+    "proxy": (["--port", "99999", "--out-dir", "{out}"], "--port 99999: want 0-65535"),
 }
 
 
@@ -142,8 +145,9 @@ def test_every_command_is_covered() -> None:
     commands = set(COMMANDS) - {"dedup", "wacz"} | {"dedup build", "dedup lookup", "dedup apply",
                                                    "wacz create", "wacz validate"}
     assert set(USAGE) == commands
-    # serve: a missing index is a usage error, damage is tested in tests/serve/test_cli_serve.py
-    assert set(MISSING) | {"surt", "serve"} == commands
+    # serve: a missing index is a usage error, damage is tested in tests/serve/test_cli_serve.py;
+    # proxy creates its CA and dedup files when missing
+    assert set(MISSING) | {"surt", "serve", "proxy"} == commands
     # check and wacz validate report; surt reads no file
     assert set(DAMAGED) | {"check", "surt", "wacz validate", "serve"} == commands
 

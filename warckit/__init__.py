@@ -3,7 +3,8 @@
 The names here are the everyday API, kept in one list (:data:`__all__`). Everything
 else lives in a subpackage: :mod:`warckit.record` (record types, digests, header
 rules), :mod:`warckit.read`, :mod:`warckit.write`, :mod:`warckit.check`,
-:mod:`warckit.cdx`, :mod:`warckit.url`, :mod:`warckit.tools` and :mod:`warckit.errors`.
+:mod:`warckit.cdx`, :mod:`warckit.url`, :mod:`warckit.tools`, :mod:`warckit.traffic` and
+:mod:`warckit.errors`.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from .record.headers import Headers
     from .record.http import HttpHead
     from .record.records import ArcRecord, WarcRecord
+    from .traffic import capture
     from .write import RollingFile, WarcWriter, WrittenRecord
 
 # Every name is imported on first use, from the module that defines it: `import warckit`
@@ -41,10 +43,12 @@ _LAZY = {
     "WarcWriter": ("write", None), "WrittenRecord": ("write", None), "RollingFile": ("write", None),
     "FileReport": ("check", None), "check_file": ("check", None), "DigestReport": ("check", None),
     "verify_file": ("check", None),
+    "capture": ("traffic", None),
     "WarckitError": ("errors", None), "ParseError": ("errors", None), "UsageError": ("errors", None),
     "ValidationError": ("errors", None), "Issue": ("errors", None),
 }
-_SUBPACKAGES = frozenset({"cdx", "check", "errors", "read", "record", "tools", "url", "write"})
+_SUBPACKAGES = frozenset({"cdx", "check", "errors", "read", "record", "tools", "traffic", "url",
+                          "write"})
 
 
 def __getattr__(name: str) -> Any:
@@ -69,6 +73,8 @@ __all__ = [
     "WarcRecord", "ArcRecord", "Headers", "HttpHead", "Digest",
     # writing
     "WarcWriter", "WrittenRecord", "RollingFile",
+    # recording a script's HTTP traffic
+    "capture",
     # checking
     "check_file", "FileReport", "verify_file", "DigestReport",
     # errors

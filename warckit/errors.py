@@ -10,6 +10,7 @@ from __future__ import annotations
 from ._util.frozen import Frozen
 
 __all__ = [
+    "CaptureError",
     "ChunkedEncodingError",
     "CompressionError",
     "DecompressionBombError",
@@ -214,6 +215,27 @@ class RemoteError(WarckitError, OSError):
 
 class UsageError(WarckitError, ValueError):
     """The library was called with arguments that cannot work."""
+
+
+class CaptureError(WarckitError):
+    """Traffic inside a :func:`warckit.capture` block could not be recorded: raised at
+    the end of the block (after the capture's own writer was closed), unless the block
+    raised.
+
+    Attributes:
+        failures: ``(URL or connection, exception)`` for each exchange or connection
+            that was not recorded, in order: a stream that is not HTTP/1.x
+            (:class:`HttpParseError`), a record the writer refused, the filter raising.
+    """
+
+    def __init__(self, failures: tuple[tuple[str, BaseException], ...]) -> None:
+        self.failures = failures
+        where, first = failures[0]
+        more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
+        super().__init__(f"{len(failures)} exchange(s) not recorded: {where}: {first}{more}")
+
+    def __reduce__(self) -> tuple[type[CaptureError], tuple[tuple[tuple[str, BaseException], ...]]]:
+        return (CaptureError, (self.failures,))
 
 
 class UnsortedIndexError(WarckitError):

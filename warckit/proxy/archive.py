@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import sqlite3
 import threading
 from dataclasses import dataclass
 from datetime import datetime
@@ -19,15 +20,21 @@ from typing import IO, Any
 import orjson
 
 from ..record.http import MAX_HTTP_HEAD, find_head_end, parse_http_head
+from ..errors import ParseError
 from ..record.payload import PayloadDigester
 from ..tools._dedup_index import DedupIndex
 from ..write.guided import WarcWriter
+from ..write.rolling import DEFAULT_MAX_BYTES
 from ..write.written import WrittenRecord
 from .meta import ALL_BUCKET, DEFAULT_BUCKET, WarcproxMeta
 
 __all__ = ["Archivist", "Captured", "Exchange"]
 
 _READ = 1 << 20
+#: Bytes of WARC head (and HTTP heads beyond the bodies) an exchange adds, for rolling.
+_OVERHEAD = 4096
+#: New dedup entries written to the database file together (and at close).
+COMMIT_EVERY = 64
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
@@ -86,10 +93,14 @@ class Archivist:
     Args:
         directory: Where WARC files go.
         prefix: The file series of requests that name none.
-        max_bytes: Roll files before this size.
+        max_bytes: Roll files before this size, between exchanges: the records of an
+            exchange stay in one file (one larger than this alone fills a file of its own).
         dedup: Database of the default dedup bucket (other buckets: files beside it named
             ``STEM.BUCKET.SUFFIX``). ``None``: no deduplication.
         writer_options: More :class:`WarcWriter` keyword arguments.
+
+    Raises:
+        ParseError: *dedup* is not a dedup database (checked here, before any request).
     """
 
     def __init__(self, directory: str | os.PathLike[str], *, prefix: str = "WARC",
@@ -97,13 +108,17 @@ class Archivist:
                  writer_options: dict[str, Any] | None = None) -> None:
         self.directory = os.fspath(directory)
         self.prefix = prefix
-        self.max_bytes = max_bytes
+        self.max_bytes = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
         self.dedup = os.fspath(dedup) if dedup is not None else None
+        if self.dedup is not None:  # (opened again on the archiving thread: SQLite's rule)
+            self._open_index(self.dedup).close()
         self._options = dict(writer_options or {})
         self._writers: dict[str, WarcWriter] = {}
+        self._ends: dict[str, int] = {}  # where each writer's current file ends
         self._indexes: dict[str, DedupIndex] = {}
         self._stats: dict[str, dict[str, dict[str, int]]] = {ALL_BUCKET: _zero()}
         self._stats_lock = threading.Lock()
+        self._pending = 0
         self.files: list[str] = []
         self.issues: list[Any] = []
 
@@ -138,8 +153,7 @@ class Archivist:
         writer = self._writers.get(prefix)
         if writer is None:
             options = dict(self._options)
-            if self.max_bytes is not None:
-                options["max_bytes"] = self.max_bytes
+            options["max_bytes"] = None  # rolled here, between exchanges
             options.setdefault("warcinfo", {"description": "recorded by warckit proxy"})
             writer = WarcWriter(self.directory, prefix=prefix, **options)
             self._writers[prefix] = writer
@@ -154,12 +168,33 @@ class Archivist:
             if bucket != DEFAULT_BUCKET:
                 stem, suffix = os.path.splitext(self.dedup)
                 path = f"{stem}.{_UNSAFE.sub(lambda m: f'%{ord(m.group()):02X}', bucket)}{suffix}"
-            index = self._indexes[bucket] = DedupIndex(path)
+            index = self._indexes[bucket] = self._open_index(path)
         return index
+
+    @staticmethod
+    def _open_index(path: str) -> DedupIndex:
+        try:
+            return DedupIndex(path)
+        except sqlite3.DatabaseError as exc:
+            raise ParseError(f"not a dedup database ({exc})", source=path) from None
+
+    def file_names(self) -> list[str]:
+        """Paths of the files written so far: finished, and open (``….open``)."""
+        names: list[str] = list(self.files)
+        for writer in list(self._writers.values()):
+            names.extend(writer.files)
+            names.extend(writer.open_files)
+        return names
 
     def record(self, ex: Exchange) -> Captured:
         """Write *ex*: the response (or a revisit), the request, and its metadata if any."""
-        writer = self._writer(ex.meta.warc_prefix or self.prefix)
+        prefix = ex.meta.warc_prefix or self.prefix
+        writer = self._writer(prefix)
+        ex.request.seek(0, os.SEEK_END)
+        size = ex.response_length + ex.request.tell() + _OVERHEAD
+        end = self._ends.get(prefix, 0)
+        if end and end + size > self.max_bytes:
+            writer.roll()
         ex.response.seek(0)
         first = ex.response.read(min(ex.response_length, MAX_HTTP_HEAD))
         end = find_head_end(first, True)
@@ -195,13 +230,14 @@ class Archivist:
         request_head = ex.request.read(MAX_HTTP_HEAD)
         request_end = find_head_end(request_head, True)
         ex.request.seek(request_end)
-        writer.request(ex.url, request_head[:request_end], ex.request, concurrent_to=written,
-                       ip=ex.ip, date=written.date)
+        last = writer.request(ex.url, request_head[:request_end], ex.request,
+                              concurrent_to=written, ip=ex.ip, date=written.date)
         if ex.meta.metadata:
             fields = [(k, v if isinstance(v, str) else orjson.dumps(v).decode())
                       for k, v in ex.meta.metadata.items()]
-            writer.metadata(ex.url, fields, refers_to=written, concurrent_to=written,
-                            date=written.date)
+            last = writer.metadata(ex.url, fields, refers_to=written, concurrent_to=written,
+                                   date=written.date)
+        self._ends[prefix] = last.offset + last.length
         captured = Captured(written.record_id, written.type, written.date, written.filename,
                             written.offset)
         if original is None and written.payload_digest and written.type == "response":
@@ -213,7 +249,11 @@ class Archivist:
                               offset=written.offset, length=written.length,
                               mime=parsed.content_type or None, status=parsed.status,
                               source="proxy")
-                    index.commit()
+                    self._pending += 1
+        if self._pending >= COMMIT_EVERY:  # (this connection sees its rows before they are)
+            for index in self._indexes.values():
+                index.commit()
+            self._pending = 0
         self._count(ex.meta, "revisit" if original is not None else "new", ex.response_length)
         return captured
 

@@ -15,6 +15,7 @@ import asyncio
 import concurrent.futures
 import ipaddress
 import os
+import sqlite3
 import ssl
 import sys
 import tempfile
@@ -208,8 +209,11 @@ class ArchivingProxy:
 
     def request_stop(self) -> None:
         """Ask a running proxy to shut down (any thread; returns at once)."""
-        if self._loop is not None and self._stopping is not None:
-            self._loop.call_soon_threadsafe(self._stopping.set)
+        if self._loop is not None and self._stopping is not None and not self._loop.is_closed():
+            try:
+                self._loop.call_soon_threadsafe(self._stopping.set)
+            except RuntimeError:  # the loop closed meanwhile: stopped already
+                pass
 
     def stop(self) -> None:
         """Shut down a proxy started with :meth:`start`: exchanges under way get
@@ -248,8 +252,8 @@ class ArchivingProxy:
                 return  # never an open proxy
             await self._serve_client(reader, writer)
         except (ConnectionError, asyncio.IncompleteReadError, ssl.SSLError, TimeoutError,
-                asyncio.TimeoutError):
-            pass
+                asyncio.TimeoutError, asyncio.CancelledError):
+            pass  # (cancelled: the proxy is stopping and the grace time is over)
         except Exception as exc:  # noqa: BLE001 - one line, and the proxy serves on
             print(f"warckit proxy: internal error serving {writer.get_extra_info('peername')}: "
                   f"{type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
@@ -319,6 +323,7 @@ class ArchivingProxy:
         """A request to the proxy itself: ``/status``."""
         if urlsplit(target).path == "/status":
             body = orjson.dumps({"stats": self.archivist.stats(), "busy": self._busy,
+                                 "files": self.archivist.file_names(),
                                  "address": [self.host, self.port],
                                  "ca-certificate": self.ca_cert_path},
                                 option=orjson.OPT_INDENT_2)
@@ -449,10 +454,11 @@ class ArchivingProxy:
                     url=url, method=event.method.decode("ascii", "replace"), request=request,
                     response=response, response_length=length, ip=up.ip,
                     date=date, truncated=truncated, meta=meta))
-            except (WarckitError, OSError) as exc:
+            except (WarckitError, OSError, sqlite3.Error) as exc:
                 print(f"warckit proxy: cannot record {url}: {exc}", file=sys.stderr, flush=True)
                 up.close()
-                raise _Refused(502, "Bad Gateway", f"the response could not be archived: {exc}") from None
+                raise _Refused(500, "Internal Server Error",
+                               f"the response could not be archived: {exc}") from None
             if reusable:
                 up.conn.start_next_cycle()
                 self._pool.setdefault((scheme, host, port), [])
@@ -490,7 +496,7 @@ class ArchivingProxy:
                 spool.write(data)
                 fed += len(data)
                 continue
-            if isinstance(event, h11.InformationalResponse):
+            if isinstance(event, h11.InformationalResponse) and event.status_code != 101:
                 start = fed - len(up.conn.trailing_data[0])  # a 1xx head: not the response
             elif isinstance(event, h11.Response):
                 names = {k.lower() for k, _ in event.headers}
@@ -503,6 +509,9 @@ class ArchivingProxy:
                 return self._cut(spool, start, end), None, reusable, not framed
             elif isinstance(event, h11.ConnectionClosed):
                 return self._cut(spool, start, fed), "disconnect", False, True
+            elif event is h11.PAUSED:  # a 101 Switching Protocols: the HTTP part ends here
+                end = fed - len(up.conn.trailing_data[0])
+                return self._cut(spool, start, end), None, False, True
 
     @staticmethod
     def _cut(spool: IO[bytes], start: int, end: int) -> int:
