@@ -192,8 +192,8 @@ class Archivist:
         writer = self._writer(prefix)
         ex.request.seek(0, os.SEEK_END)
         size = ex.response_length + ex.request.tell() + _OVERHEAD
-        end = self._ends.get(prefix, 0)
-        if end and end + size > self.max_bytes:
+        filled = self._ends.get(prefix, 0)
+        if filled and filled + size > self.max_bytes:
             writer.roll()
         ex.response.seek(0)
         first = ex.response.read(min(ex.response_length, MAX_HTTP_HEAD))
@@ -203,13 +203,14 @@ class Archivist:
         head = first[:end]
         body_length = ex.response_length - end
         parsed = parse_http_head(head, lenient=True)
-        digester = PayloadDigester(writer.digest, chunked=parsed.chunked)
-        digester.update(first[end:])
-        for data in iter(lambda: ex.response.read(_READ), b""):
-            digester.update(data)
-        digest = digester.digest()
         original = None
-        if ex.truncated is None and digester.length > 0:
+        digest = None
+        if self.dedup is not None and ex.truncated is None and body_length > 0:
+            digester = PayloadDigester(writer.digest, chunked=parsed.chunked)
+            digester.update(first[end:])
+            for data in iter(lambda: ex.response.read(_READ), b""):
+                digester.update(data)
+            digest = digester.digest()
             for bucket, _mode in ex.meta.dedup_buckets:
                 index = self._index(bucket)
                 if index is not None:
