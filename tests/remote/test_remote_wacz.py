@@ -93,6 +93,7 @@ def test_create_a_wacz_from_warcs_at_urls(http: RangeServer, served: Path, tmp_p
 
 
 def test_cli_creates_and_validates_at_urls(http: RangeServer, served: Path, tmp_path: Path) -> None:
+    local(served, "iana.warc.gz")  # (skips without the corpus)
     out = tmp_path / "cli.wacz"
     assert main(["wacz", "create", "-o", str(out), http.url("iana.warc.gz")]) == 0
     (served / "cli.wacz").write_bytes(out.read_bytes())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corpus_paths import CORPUS
+from corpus_paths import corpus_path
 
 from warckit.cdx.query import Query, run_query
 from warckit.wacz import WaczIndex, create_wacz
@@ -16,7 +16,7 @@ def test_domain_lookup_runs_two_scans_on_the_plain_index(tmp_path: Path) -> None
     # the shared member when its buffer was dropped ("seek of closed file") and both
     # moved one file position.
     wacz = tmp_path / "iana.wacz"
-    create_wacz([CORPUS / "pywb" / "iana.warc.gz"], wacz)
+    create_wacz([corpus_path("pywb/iana.warc.gz")], wacz)
     with WaczIndex(wacz) as index:
         assert index.index_member == CDX
         lines = [e.format() for e in run_query([index], Query("iana.org", "domain"))]
