@@ -62,6 +62,7 @@ HERE = ROOT / "benchmarks"
 sys.path.insert(0, str(ROOT))
 
 from _precompile import precompile
+from _procs import tree_pids
 from suite import build_status, describe_build
 
 ORIGIN_HOST = "127.0.0.2"
@@ -74,18 +75,6 @@ def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket() as s:
         s.bind((host, 0))
         return int(s.getsockname()[1])
-
-
-def tree_pids(pid: int) -> list[int]:
-    out = [pid]
-    try:
-        for task in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{task}/children") as fh:
-                for child in fh.read().split():
-                    out.extend(tree_pids(int(child)))
-    except OSError:
-        pass
-    return out
 
 
 def cpu_seconds(pid: int) -> float:

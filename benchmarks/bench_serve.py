@@ -46,6 +46,7 @@ HERE = ROOT / "benchmarks"
 sys.path.insert(0, str(ROOT))
 
 from _precompile import precompile
+from _procs import tree_pids
 
 PATHS_PER_HOST = 10
 TIMESTAMPS = ("20240101120000", "20250615083000")
@@ -100,18 +101,6 @@ def wait_ready(url: str, proc: subprocess.Popen[bytes], timeout: float = 60.0) -
         except OSError:
             time.sleep(0.2)
     raise RuntimeError(f"server not ready after {timeout} s: {url}")
-
-
-def tree_pids(pid: int) -> list[int]:
-    out = [pid]
-    try:
-        for task in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{task}/children") as fh:
-                for child in fh.read().split():
-                    out.extend(tree_pids(int(child)))
-    except OSError:
-        pass
-    return out
 
 
 def peak_rss_mb(pid: int) -> float:
