@@ -11,12 +11,10 @@ not forward a request, and what it forwarded.
 
 from __future__ import annotations
 
-import datetime
 import email.utils
 import gzip
 import hashlib
 import http.server
-import ipaddress
 import random
 import socket
 import ssl
@@ -29,6 +27,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
+from self_signed import make_certificate
 
 #: Size of ``/large``: 30 MiB and a bit, so no block boundary lines up with it.
 LARGE_SIZE = 30 * 1024 * 1024 + 12_345
@@ -272,38 +271,12 @@ class _Server(http.server.ThreadingHTTPServer):
         return sock, addr
 
 
-def make_certificate(directory: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for 127.0.0.1 and localhost: (cert PEM, key PEM)."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "warckit test site")])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
-            .public_key(key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(days=1))
-            .not_valid_after(now + datetime.timedelta(days=30))
-            .add_extension(x509.SubjectAlternativeName([
-                x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")]),
-                critical=False)
-            .sign(key, hashes.SHA256()))
-    cert_path, key_path = directory / "site-cert.pem", directory / "site-key.pem"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM,
-                                           serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
-    return cert_path, key_path
-
-
 class Site:
     """The site on two loopback ports (HTTP, HTTPS) until :meth:`stop`; a context manager."""
 
     def __init__(self, cert_dir: Path, large_size: int = LARGE_SIZE) -> None:
         self.large_size = large_size
-        self.cert_path, key_path = make_certificate(cert_dir)
+        self.cert_path, key_path = make_certificate(cert_dir, stem="site-", common_name="warckit test site")
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         context.load_cert_chain(self.cert_path, key_path)
         self._lock = threading.Lock()
