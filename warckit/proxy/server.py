@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from ..errors import UsageError, WarckitError
+from ..record.http import find_head_end
 from .archive import Archivist, Captured, Exchange
 from .meta import HEADER, MetaError, WarcproxMeta, block_matching, parse_meta
 
@@ -528,12 +529,10 @@ class ArchivingProxy:
                     writer: asyncio.StreamWriter) -> None:
         spool.seek(0)
         first = spool.read(min(length, READ_SIZE))
-        end = first.find(b"\r\n\r\n")
-        if end < 0:
-            end = first.find(b"\n\n")
+        end = find_head_end(first, True)  # (the archivist's own way of finding it)
         header = HEADER.encode() + b": " + captured.header() + b"\r\n"
-        if end >= 0:
-            cut = end + (2 if first[end:end + 2] == b"\r\n" else 1)
+        if end >= 0:  # the header goes before the blank line that ends the head
+            cut = end - (2 if first[end - 2:end] == b"\r\n" else 1)
             writer.write(first[:cut] + header + first[cut:])
         else:
             writer.write(first)
