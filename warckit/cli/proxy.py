@@ -46,6 +46,9 @@ def add_parser(subparsers: Any) -> None:
                    f"certificates; created if missing (default: {DEFAULT_CA})")
     p.add_argument("--allow", action="append", default=[], metavar="CIDR",
                    help="also serve clients from this network (repeatable; default: loopback only)")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="serve from N processes sharing the port, each writing its own files "
+                   "(one process archives on about one core; default: 1)")
     p.set_defaults(func=run)
 
 
@@ -55,6 +58,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--out-dir is required")
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port {args.port}: want 0-65535")
+    from ..proxy.workers import MAX_WORKERS, serve_in_workers
+
+    if not 1 <= args.workers <= MAX_WORKERS:
+        raise UsageError(f"--workers {args.workers}: want 1-{MAX_WORKERS}")
     from ..proxy.server import ArchivingProxy
 
     proxy = ArchivingProxy(args.out_dir, host=args.host, port=args.port, prefix=args.prefix,
@@ -63,13 +70,21 @@ def run(args: argparse.Namespace) -> int:
                            writer_options={"version": args.warc_version,
                                            "compression": args.compression})
 
+    def listening(host: str, port: int) -> None:
+        workers = f"; {args.workers} workers" if args.workers > 1 else ""
+        print(f"warckit proxy: listening on http://{host}:{port}/ "
+              f"(CA certificate: {proxy.ca_cert_path}{workers})", file=sys.stderr, flush=True)
+
     def ready() -> None:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, proxy.request_stop)
-        print(f"warckit proxy: listening on http://{proxy.host}:{proxy.port}/ "
-              f"(CA certificate: {proxy.ca_cert_path})", file=sys.stderr, flush=True)
+        listening(proxy.host, proxy.port)
 
-    asyncio.run(proxy.serve(ready))
+    status = 0
+    if args.workers != 1:
+        status, _ = serve_in_workers(proxy, args.workers, listening)
+    else:
+        asyncio.run(proxy.serve(ready))
     print(f"warckit proxy: stopped; {len(proxy.files)} file(s) written", file=sys.stderr, flush=True)
-    return 0
+    return status

@@ -13,11 +13,12 @@ from importlib import import_module
 from typing import Any
 
 __all__ = ["DEFAULT_CA", "ArchivingProxy", "Captured", "CertificateAuthority", "CertificateError",
-           "MetaError", "WarcproxMeta", "parse_meta", "spki_sha256"]
+           "MetaError", "WarcproxMeta", "parse_meta", "serve_in_workers", "spki_sha256"]
 
 _HOMES = {"DEFAULT_CA": "server", "ArchivingProxy": "server", "Captured": "archive",
           "CertificateAuthority": "ca", "CertificateError": "ca", "spki_sha256": "ca",
-          "MetaError": "meta", "WarcproxMeta": "meta", "parse_meta": "meta"}
+          "MetaError": "meta", "WarcproxMeta": "meta", "parse_meta": "meta",
+          "serve_in_workers": "workers"}
 
 
 def __getattr__(name: str) -> Any:

@@ -2,8 +2,8 @@
 
 An :class:`Archivist` owns the proxy's writers (one guided :class:`WarcWriter` per
 ``warc-prefix``), its dedup buckets (one :class:`~warckit.tools.dedup.DedupIndex` each)
-and its statistics. Every method runs on the proxy's one archiving thread, so SQLite
-connections and writers are used by one thread only and records of a capture are
+and counts its captures in a :class:`~warckit.proxy.stats.Stats`. Every method runs on
+the proxy's one archiving thread, so SQLite connections and writers are used by one thread only and records of a capture are
 written together.
 """
 
@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
-import threading
 from dataclasses import dataclass
 from datetime import datetime
 from typing import IO, Any
@@ -26,7 +25,8 @@ from ..tools._dedup_index import DedupIndex
 from ..write.guided import WarcWriter
 from ..write.rolling import DEFAULT_MAX_BYTES
 from ..write.written import WrittenRecord
-from .meta import ALL_BUCKET, DEFAULT_BUCKET, WarcproxMeta
+from .meta import DEFAULT_BUCKET, WarcproxMeta
+from .stats import Stats
 
 __all__ = ["Archivist", "Captured", "Exchange"]
 
@@ -83,10 +83,6 @@ class Captured:
             "warc-filename": self.filename, "offset": self.offset}})
 
 
-def _zero() -> dict[str, dict[str, int]]:
-    return {k: {"urls": 0, "wire_bytes": 0} for k in ("total", "new", "revisit")}
-
-
 class Archivist:
     """The writers, dedup buckets and statistics of one proxy.
 
@@ -98,6 +94,7 @@ class Archivist:
         dedup: Database of the default dedup bucket (other buckets: files beside it named
             ``STEM.BUCKET.SUFFIX``). ``None``: no deduplication.
         writer_options: More :class:`WarcWriter` keyword arguments.
+        stats: Where captures are counted (default: a :class:`Stats` of this process).
 
     Raises:
         ParseError: *dedup* is not a dedup database (checked here, before any request).
@@ -105,7 +102,7 @@ class Archivist:
 
     def __init__(self, directory: str | os.PathLike[str], *, prefix: str = "WARC",
                  max_bytes: int | None = None, dedup: str | os.PathLike[str] | None = None,
-                 writer_options: dict[str, Any] | None = None) -> None:
+                 writer_options: dict[str, Any] | None = None, stats: Stats | None = None) -> None:
         self.directory = os.fspath(directory)
         self.prefix = prefix
         self.max_bytes = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
@@ -116,36 +113,10 @@ class Archivist:
         self._writers: dict[str, WarcWriter] = {}
         self._ends: dict[str, int] = {}  # where each writer's current file ends
         self._indexes: dict[str, DedupIndex] = {}
-        self._stats: dict[str, dict[str, dict[str, int]]] = {ALL_BUCKET: _zero()}
-        self._stats_lock = threading.Lock()
+        self.stats = stats if stats is not None else Stats()
         self._pending = 0
         self.files: list[str] = []
         self.issues: list[Any] = []
-
-    # -- statistics (read from the event loop, written here) ------------------------------
-
-    def stats(self, buckets: tuple[str, ...] = ()) -> dict[str, dict[str, dict[str, int]]]:
-        """A copy of the statistics of *buckets* (all of them when empty)."""
-        with self._stats_lock:
-            names = buckets or tuple(self._stats)
-            return {b: {k: dict(v) for k, v in self._stats.get(b, _zero()).items()} for b in names}
-
-    def reached(self, limits: dict[str, int]) -> dict[str, int] | None:
-        """The first of *limits* (``bucket/sub/field: n``) already reached, or ``None``."""
-        with self._stats_lock:
-            for key, n in limits.items():
-                bucket, sub, name = key.rsplit("/", 2)
-                if self._stats.get(bucket, _zero())[sub][name] >= n:
-                    return {key: n}
-        return None
-
-    def _count(self, meta: WarcproxMeta, kind: str, wire_bytes: int) -> None:
-        with self._stats_lock:
-            for bucket in (ALL_BUCKET, *meta.stats_buckets):
-                s = self._stats.setdefault(bucket, _zero())
-                for sub in ("total", kind):
-                    s[sub]["urls"] += 1
-                    s[sub]["wire_bytes"] += wire_bytes
 
     # -- writing --------------------------------------------------------------------------
 
@@ -255,8 +226,19 @@ class Archivist:
             for index in self._indexes.values():
                 index.commit()
             self._pending = 0
-        self._count(ex.meta, "revisit" if original is not None else "new", ex.response_length)
+        self.stats.count(ex.meta.stats_buckets, "revisit" if original is not None else "new",
+                         ex.response_length)
         return captured
+
+    def flush(self) -> None:
+        """Commit new dedup entries and share the statistics (every
+        :data:`~warckit.proxy.stats.FLUSH_SECONDS`, so other readers of the databases and
+        other workers see them soon)."""
+        if self._pending:
+            for index in self._indexes.values():
+                index.commit()
+            self._pending = 0
+        self.stats.flush(self.file_names())
 
     def close(self) -> None:
         """Close every writer (no ``.open`` file left) and dedup database."""
@@ -268,3 +250,6 @@ class Archivist:
         for index in self._indexes.values():
             index.close()
         self._indexes.clear()
+        self._pending = 0
+        self.stats.flush(self.file_names())
+        self.stats.close()

@@ -15,6 +15,7 @@ import asyncio
 import concurrent.futures
 import ipaddress
 import os
+import socket
 import sqlite3
 import ssl
 import sys
@@ -31,6 +32,7 @@ from ..errors import UsageError, WarckitError
 from ..record.http import find_head_end
 from .archive import Archivist, Captured, Exchange
 from .meta import HEADER, MetaError, WarcproxMeta, block_matching, parse_meta
+from .stats import FLUSH_SECONDS, Stats
 
 __all__ = ["DEFAULT_CA", "ArchivingProxy"]
 
@@ -117,13 +119,16 @@ class ArchivingProxy:
         allow: Client networks served besides loopback (CIDR strings); others are refused.
         spool_dir: Temporary files of large messages (default: the system's).
         writer_options: More :class:`~warckit.write.guided.WarcWriter` keyword arguments.
+        stats: Where captures are counted (``--workers``: a
+            :class:`~warckit.proxy.stats.SharedStats`); default: this process's own.
     """
 
     def __init__(self, directory: str | os.PathLike[str], *, host: str = "127.0.0.1",
                  port: int = 8000, prefix: str = "WARC", max_bytes: int | None = None,
                  dedup: str | os.PathLike[str] | None = None,
                  ca_cert: str | os.PathLike[str] | None = None, allow: Iterable[str] = (),
-                 spool_dir: str | None = None, writer_options: dict[str, Any] | None = None) -> None:
+                 spool_dir: str | None = None, writer_options: dict[str, Any] | None = None,
+                 stats: Stats | None = None) -> None:
         self._h11 = _h11()
         try:
             self.allow = _LOOPBACK + tuple(ipaddress.ip_network(a, strict=False) for a in allow)
@@ -137,7 +142,7 @@ class ArchivingProxy:
         self.ca = CertificateAuthority(ca_cert if ca_cert is not None else DEFAULT_CA)
         self.ca_cert_path = self.ca.path
         self.archivist = Archivist(directory, prefix=prefix, max_bytes=max_bytes, dedup=dedup,
-                                   writer_options=writer_options)
+                                   writer_options=writer_options, stats=stats)
         self.spool_dir = spool_dir
         self.files: list[str] = []
         self._upstream_tls = ssl.create_default_context()
@@ -158,20 +163,37 @@ class ArchivingProxy:
 
     # -- running -----------------------------------------------------------------------
 
-    async def serve(self, ready: Any = None) -> None:
-        """Listen and serve until :meth:`stop` (or the task is cancelled); then shut down."""
+    async def serve(self, ready: Any = None, sock: socket.socket | None = None) -> None:
+        """Listen (on *sock*, a listening socket, if given) and serve until :meth:`stop` (or
+        the task is cancelled); then shut down."""
         self._loop = asyncio.get_running_loop()
         self._stopping = asyncio.Event()
-        self._server = await asyncio.start_server(self._client, self.host, self.port,
-                                                  limit=MAX_HEAD)
+        if sock is not None:
+            self._server = await asyncio.start_server(self._client, sock=sock, limit=MAX_HEAD)
+        else:
+            self._server = await asyncio.start_server(self._client, self.host, self.port,
+                                                      limit=MAX_HEAD)
         sockname = self._server.sockets[0].getsockname()
         self.host, self.port = sockname[0], sockname[1]
+        flusher = asyncio.create_task(self._flush_often())
         if ready is not None:
             ready()
         try:
             await self._stopping.wait()
         finally:
+            flusher.cancel()
+            await asyncio.gather(flusher, return_exceptions=True)
             await self._shutdown()
+
+    async def _flush_often(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(FLUSH_SECONDS)
+            try:
+                await loop.run_in_executor(self._executor, self.archivist.flush)
+            except (WarckitError, OSError, sqlite3.Error) as exc:  # (tried again next time)
+                print(f"warckit proxy: cannot flush statistics or dedup entries: {exc}",
+                      file=sys.stderr, flush=True)
 
     async def _shutdown(self) -> None:
         assert self._server is not None
@@ -323,8 +345,9 @@ class ArchivingProxy:
     def _local(self, target: str) -> bytes:
         """A request to the proxy itself: ``/status``."""
         if urlsplit(target).path == "/status":
-            body = orjson.dumps({"stats": self.archivist.stats(), "busy": self._busy,
-                                 "files": self.archivist.file_names(),
+            body = orjson.dumps({"stats": self.archivist.stats.snapshot(), "busy": self._busy,
+                                 "files": (self.archivist.file_names()
+                                           + self.archivist.stats.other_files()),
                                  "address": [self.host, self.port],
                                  "ca-certificate": self.ca_cert_path},
                                 option=orjson.OPT_INDENT_2)
@@ -385,13 +408,13 @@ class ArchivingProxy:
                            {"blocked-by-rule": rule})
         for limits, status, reason in ((meta.limits, 420, "Reached limit"),
                                        (meta.soft_limits, 430, "Reached soft limit")):
-            hit = self.archivist.reached(limits)
+            hit = self.archivist.stats.reached(limits)
             if hit is not None:
                 bucket = next(iter(hit)).rsplit("/", 2)[0]
                 key = "reached-limit" if status == 420 else "reached-soft-limit"
                 raise _Refused(status, reason, f"request rejected by warckit proxy: {reason.lower()} "
                                f"{orjson.dumps(hit).decode()}",
-                               {"stats": self.archivist.stats((bucket,)), key: hit})
+                               {"stats": self.archivist.stats.snapshot((bucket,)), key: hit})
 
     async def _connect(self, scheme: str, host: str, port: int) -> _Upstream:
         idle = self._pool.get((scheme, host, port))
