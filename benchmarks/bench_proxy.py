@@ -28,6 +28,7 @@ Usage::
     python benchmarks/bench_proxy.py                       # HTTP and HTTPS, 3 rounds
     python benchmarks/bench_proxy.py --modes http --sizes 2k --runs 1 --duration 5
     python benchmarks/bench_proxy.py --warcprox /work/venvs/warcprox/bin/warcprox
+    python benchmarks/bench_proxy.py --workers 1,2          # warckit proxy and --workers 2
 
 warckit is the checkout's (build it in place first: ``python setup.py build_ext
 --inplace``); warcprox is ``--warcprox`` (default ``/work/venvs/warcprox/bin/warcprox``
@@ -345,9 +346,14 @@ class Warcprox(Proxy):
 class WarckitProxy(Proxy):
     name = "warckit proxy"
 
+    def __init__(self, workdir: Path, tag: str, workers: int = 1) -> None:
+        super().__init__(workdir, tag)
+        self.workers = workers
+
     def command(self) -> list[str]:
         return [sys.executable, "-m", "warckit", "proxy", "--host", "127.0.0.1", "--port", "0",
-                "--out-dir", str(self.out), "--ca-cert", str(self.workdir / "warckit-ca.pem")]
+                "--out-dir", str(self.out), "--ca-cert", str(self.workdir / "warckit-ca.pem"),
+                "--workers", str(self.workers)]
 
     def env(self) -> dict[str, str]:
         return dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
@@ -559,6 +565,8 @@ def main() -> None:
                     help="HTTP load client (HTTPS always uses the asyncio client)")
     ap.add_argument("--warcprox", default=os.path.exists(DEFAULT_WARCPROX) and DEFAULT_WARCPROX
                     or shutil.which("warcprox") or DEFAULT_WARCPROX)
+    ap.add_argument("--workers", default="1,2",
+                    help="warckit proxy's --workers values, each measured as a contender")
     ap.add_argument("--no-warckit", action="store_true", help="measure warcprox alone")
     ap.add_argument("--allow-pure", action="store_true",
                     help="measure a warckit whose hot modules are on their pure-Python twins")
@@ -587,7 +595,9 @@ def main() -> None:
 
     makers: dict[str, Any] = {}
     if not args.no_warckit:
-        makers["warckit proxy"] = lambda tag: WarckitProxy(workdir, tag)
+        for n in (int(w) for w in args.workers.split(",") if w):
+            label = "warckit proxy" + (f" --workers {n}" if n != 1 else "")
+            makers[label] = lambda tag, n=n: WarckitProxy(workdir, tag, n)
     if os.path.exists(args.warcprox):
         makers["warcprox"] = lambda tag: Warcprox(workdir, tag, args.warcprox)
     else:
@@ -614,7 +624,8 @@ def main() -> None:
                     order = names if run % 2 == 0 else names[::-1]
                     cell = results.setdefault(f"{mode} {size}", {n: [] for n in names})
                     for name in order:
-                        r = measure(makers[name](name.split()[0]), origin, mode, size, args, workdir)
+                        tag = re.sub(r"[^a-z0-9]+", "-", name).strip("-")
+                        r = measure(makers[name](tag), origin, mode, size, args, workdir)
                         cell[name].append(r)
                         print(f"run {run + 1} {mode} {size} {name}: {r['rps']:,.0f} req/s "
                               f"{r['mbps']:.1f} MB/s, {r['cpu_per_k']:.2f} CPU s/1000, "
@@ -665,7 +676,10 @@ def write_results(meta: dict[str, Any], results: dict[str, dict[str, list[dict[s
          f"{meta['duration']:g} s timed, every request a new URL; HTTP through "
          f"`{meta['client']}` (absolute-form), HTTPS through an asyncio client over CONNECT "
          "tunnels (TLS intercepted). Both proxies write gzipped WARCs with dedup off "
-         "(warcprox: `-z -j /dev/null --stats-db-file /dev/null`), each run a fresh process."),
+         "(warcprox: `-z -j /dev/null --stats-db-file /dev/null`), each run a fresh process. "
+         "`warckit proxy --workers N` is N processes on the port (warcprox has no such "
+         "option: it is one process); its `/status` adds up the workers' counts every 0.2 s, "
+         "which the catch-up column includes."),
         "",
         ("requests/s and MB/s (payload) are answered requests over the load plus the time the "
          "proxy then needed to have every capture written (catch-up; warcprox answers before "
@@ -674,22 +688,20 @@ def write_results(meta: dict[str, Any], results: dict[str, dict[str, list[dict[s
          "(proxies alternating within each round)."),
         "",
     ]
-    if peer:
-        other = next((n for n in names if n != peer), None)
-        if other:
-            out += [f"## Summary: {other} ÷ warcprox", "",
-                    "| | " + " | ".join(meta["sizes"]) + " |",
-                    "|---|" + "---|" * len(meta["sizes"])]
-            for mode in meta["modes"]:
-                thr, cpu = [], []
-                for size in meta["sizes"]:
-                    cell = results[f"{mode} {size}"]
-                    pairs = list(zip(cell[other], cell[peer]))
-                    thr.append(f"{med(a['rps'] / b['rps'] for a, b in pairs):.2f}×")
-                    cpu.append(f"{med(b['cpu_per_k'] / a['cpu_per_k'] for a, b in pairs):.2f}×")
-                out.append(f"| {mode.upper()} throughput | " + " | ".join(thr) + " |")
-                out.append(f"| {mode.upper()} requests per CPU second | " + " | ".join(cpu) + " |")
-            out.append("")
+    for other in (n for n in names if peer and n != peer):
+        out += [f"## Summary: {other} ÷ warcprox", "",
+                "| | " + " | ".join(meta["sizes"]) + " |",
+                "|---|" + "---|" * len(meta["sizes"])]
+        for mode in meta["modes"]:
+            thr, cpu = [], []
+            for size in meta["sizes"]:
+                cell = results[f"{mode} {size}"]
+                pairs = list(zip(cell[other], cell[peer]))
+                thr.append(f"{med(a['rps'] / b['rps'] for a, b in pairs):.2f}×")
+                cpu.append(f"{med(b['cpu_per_k'] / a['cpu_per_k'] for a, b in pairs):.2f}×")
+            out.append(f"| {mode.upper()} throughput | " + " | ".join(thr) + " |")
+            out.append(f"| {mode.upper()} requests per CPU second | " + " | ".join(cpu) + " |")
+        out.append("")
     for mode in meta["modes"]:
         for size in meta["sizes"]:
             cell = results[f"{mode} {size}"]
