@@ -45,6 +45,14 @@ def _workers(proxy: ProxyProcess) -> list[int]:
     return sorted(found)
 
 
+def _alive(pid: int) -> bool:
+    """*pid* runs (a zombie, exited but not yet reaped, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def _get(proxy: ProxyProcess, url: str, meta: dict[str, object] | None = None) -> tuple[int, dict[str, object]]:
     """GET *url* through *proxy* on a new connection (so the kernel picks the worker)."""
     with proxied_session(proxy) as s:
@@ -169,3 +177,19 @@ def test_bad_worker_counts_are_usage_errors(tmp_path: Path, ca_cert: Path, n: st
     assert done.returncode == 2
     assert f"--workers {n}: want 1-64" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_workers_stop_cleanly_when_the_parent_is_killed(start_proxy: StartProxy, site: Site) -> None:
+    proxy = start_proxy("--workers", "2")
+    workers = _workers(proxy)
+    assert [_get(proxy, site.url(f"/text/orphan/{i}"))[0] for i in range(8)] == [200] * 8
+    os.kill(proxy.proc.pid, signal.SIGKILL)  # (no supervisor left: the kernel tells the workers)
+    proxy.stop()
+    deadline = time.monotonic() + TIMEOUT
+    while any(map(_alive, workers)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(map(_alive, workers))
+    assert list(proxy.out.glob("*.open")) == []
+    files = warc_files(proxy.out)
+    assert len([r for r in read_records(files) if r.type == "response"]) == 8
+    assert_warckit_check(files)

@@ -11,6 +11,7 @@ exits. A worker that fails stops the others.
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import os
 import shutil
 import signal
@@ -27,6 +28,7 @@ from .stats import SharedStats
 __all__ = ["MAX_WORKERS", "serve_in_workers"]
 
 MAX_WORKERS = 64
+_PR_SET_PDEATHSIG = 1
 _SIGNALS = {signal.SIGTERM, signal.SIGINT}
 
 
@@ -52,16 +54,31 @@ def _listen(host: str, port: int, n: int) -> list[socket.socket]:
     return socks
 
 
-def _worker(proxy: ArchivingProxy, sock: socket.socket) -> int:
+def _stop_with_parent(parent: int) -> None:
+    """Linux: a worker whose parent dies (even by SIGKILL) gets SIGTERM, and stops as on
+    any SIGTERM, rather than serving on unsupervised."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+    except (OSError, AttributeError):  # (no prctl to be had: supervised as elsewhere)
+        return
+    if os.getppid() != parent:  # the parent died before the call
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _worker(proxy: ArchivingProxy, sock: socket.socket, parent: int) -> int:
     def ready() -> None:
         loop = asyncio.get_running_loop()
         for sig in _SIGNALS:
             loop.add_signal_handler(sig, proxy.request_stop)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS | {signal.SIGCHLD})
 
+    _stop_with_parent(parent)
     try:
         asyncio.run(proxy.serve(ready, sock=sock))
-    except WarckitError as exc:
+    except (WarckitError, OSError) as exc:
         print(f"warckit proxy: worker {os.getpid()}: {exc}", file=sys.stderr, flush=True)
         return 1
     except BaseException:  # noqa: BLE001 - reported whole: a worker must not die silently
@@ -95,6 +112,7 @@ def serve_in_workers(proxy: ArchivingProxy, workers: int,
         proxy.archivist.stats = SharedStats(path)
         signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS | {signal.SIGCHLD})
         live: set[int] = set()
+        parent = os.getpid()
         for i in range(workers):
             pid = os.fork()
             if pid == 0:  # the worker
@@ -104,7 +122,7 @@ def serve_in_workers(proxy: ArchivingProxy, workers: int,
                     for other in socks:
                         if other is not mine:
                             other.close()
-                    code = _worker(proxy, mine)
+                    code = _worker(proxy, mine, parent)
                 finally:
                     sys.stdout.flush()
                     sys.stderr.flush()
