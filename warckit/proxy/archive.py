@@ -3,8 +3,8 @@
 An :class:`Archivist` owns the proxy's writers (one guided :class:`WarcWriter` per
 ``warc-prefix``), its dedup buckets (one :class:`~warckit.tools.dedup.DedupIndex` each)
 and counts its captures in a :class:`~warckit.proxy.stats.Stats`. Every method runs on
-the proxy's one archiving thread, so SQLite connections and writers are used by one thread only and records of a capture are
-written together.
+the proxy's one archiving thread, so SQLite connections and writers are used by one
+thread only and records of a capture are written together.
 """
 
 from __future__ import annotations
@@ -223,9 +223,7 @@ class Archivist:
                               source="proxy")
                     self._pending += 1
         if self._pending >= COMMIT_EVERY:  # (this connection sees its rows before they are)
-            for index in self._indexes.values():
-                index.commit()
-            self._pending = 0
+            self._commit()
         self.stats.count(ex.meta.stats_buckets, "revisit" if original is not None else "new",
                          ex.response_length)
         return captured
@@ -235,10 +233,13 @@ class Archivist:
         :data:`~warckit.proxy.stats.FLUSH_SECONDS`, so other readers of the databases and
         other workers see them soon)."""
         if self._pending:
-            for index in self._indexes.values():
-                index.commit()
-            self._pending = 0
+            self._commit()
         self.stats.flush(self.file_names())
+
+    def _commit(self) -> None:
+        for index in self._indexes.values():
+            index.commit()
+        self._pending = 0
 
     def close(self) -> None:
         """Close every writer (no ``.open`` file left) and dedup database."""

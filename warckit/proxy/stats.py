@@ -63,7 +63,7 @@ class Stats:
         with self._lock:
             for key, n in limits.items():
                 bucket, sub, name = key.rsplit("/", 2)
-                if (bucket in self._base or bucket in self._own) and self._value(bucket, sub, name) >= n:
+                if self._value(bucket, sub, name) >= n:
                     return {key: n}
         return None
 
