@@ -9,6 +9,7 @@ no traceback, ``-`` for standard input, directories of WARC/ARC files, ``-o``/``
 from __future__ import annotations
 
 import argparse
+import os
 import gzip
 import io
 import json
@@ -437,3 +438,18 @@ def test_unsorted_index_error_has_the_one_line_format(files: dict[str, str], tmp
         assert main(argv) == 1
         assert _error(capsys, argv[0]).startswith(
             f"{unsorted}, offset 0: line 1: the header says the index is unsorted")
+
+
+@pytest.mark.parametrize("args", [["--version"], ["index", str(SAMPLE)], ["ls", str(SAMPLE)],
+                                  ["surt", "http://example.com/a"], ["check", "--no-progress", str(SAMPLE)],
+                                  ["extract", str(SAMPLE), "0"]])
+def test_output_into_a_closed_pipe_is_not_an_error(args: list[str]) -> None:
+    """``warckit ... | head -1``: the reader went away; exit 0, no traceback."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # (every write now fails with EPIPE)
+    try:
+        done = subprocess.run(child.warckit_cli(*args), env=child.env(PYTHONUNBUFFERED="1"),
+                              stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write_end)
+    assert (done.returncode, done.stderr) == (0, "")

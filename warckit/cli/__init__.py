@@ -39,7 +39,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args_list[:1] == ["--version"]:
         # What the parser would do, without building it or importing argparse (every
         # subcommand's parser, and argparse's help formatter): start-up time.
-        print(version_text())
+        try:
+            print(version_text(), flush=True)
+        except BrokenPipeError:  # (`warckit --version | head -1`: not an error of ours)
+            from ._main import _close_stdout
+
+            _close_stdout()
         return 0
     from ._main import run
 
