@@ -193,3 +193,21 @@ def test_workers_stop_cleanly_when_the_parent_is_killed(start_proxy: StartProxy,
     files = warc_files(proxy.out)
     assert len([r for r in read_records(files) if r.type == "response"]) == 8
     assert_warckit_check(files)
+
+
+def test_a_port_in_use_is_refused_not_shared(tmp_path: Path, ca_cert: Path) -> None:
+    import socket
+    import subprocess
+
+    import child
+
+    with socket.socket() as taken:  # (as another program holding the port for its workers)
+        taken.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(child.warckit_cli("proxy", "--port", str(port), "--out-dir", str(tmp_path),
+                                                "--ca-cert", str(ca_cert), "--workers", "2"),
+                              env=child.env(), capture_output=True, text=True, timeout=TIMEOUT)
+    assert done.returncode == 1, done.stderr
+    assert "Address already in use" in done.stderr and "Traceback" not in done.stderr

@@ -40,6 +40,10 @@ def _listen(host: str, port: int, n: int) -> list[socket.socket]:
     # Quirk: only Linux balances connections across SO_REUSEPORT sockets; a shared socket
     # elsewhere (asyncio accepts many connections at each wake-up: one worker may get most).
     spread = sys.platform.startswith("linux") and hasattr(socket, "SO_REUSEPORT")
+    if spread and port:
+        # A port another program holds with SO_REUSEPORT would take ours in too, and
+        # share its connections: make sure it is free (this bind fails if it is not).
+        socket.create_server(address[:2], family=family).close()
     first = socket.create_server(address[:2], family=family, backlog=1024, reuse_port=spread)
     socks = [first]
     if spread:
