@@ -129,13 +129,13 @@ def test_dedup_entries_reach_the_other_workers(start_proxy: StartProxy, site: Si
     status, first = _get(proxy, url)
     assert status == 200 and first["capture-metadata"]["type"] == "response"  # type: ignore[index]
     time.sleep(0.5)  # (committed within a flush, 0.2 s)
-    kinds = [_get(proxy, url)[1]["capture-metadata"]["type"] for _ in range(16)]  # type: ignore[index]
-    assert kinds == ["revisit"] * 16
+    kinds = [_get(proxy, url)[1]["capture-metadata"]["type"] for _ in range(24)]  # type: ignore[index]
+    assert kinds == ["revisit"] * 24
     files = proxy.finish()
     revisits = [r for r in read_records(files) if r.type == "revisit"]
-    assert len(revisits) == 16
+    assert len(revisits) == 24
     assert {r.refers_to for r in revisits} == {first["capture-metadata"]["record-id"]}  # type: ignore[index]
-    assert len({r.file for r in revisits}) == 2  # (16 connections: both workers wrote some)
+    assert len({r.file for r in revisits}) == 2  # (24 connections: both workers wrote some)
 
 
 def test_a_failing_worker_stops_the_others(start_proxy: StartProxy, site: Site) -> None:
