@@ -16,12 +16,13 @@ import os
 import shutil
 import signal
 import socket
+import sqlite3
 import sys
 import tempfile
 import traceback
 from collections.abc import Callable
 
-from ..errors import UsageError, WarckitError
+from ..errors import ParseError, UsageError, WarckitError
 from .server import ArchivingProxy
 from .stats import SharedStats
 
@@ -112,7 +113,10 @@ def serve_in_workers(proxy: ArchivingProxy, workers: int,
     shared = tempfile.mkdtemp(prefix="warckit-proxy-")
     path = os.path.join(shared, "stats.sqlite")
     try:
-        SharedStats.create(path)
+        try:
+            SharedStats.create(path)
+        except sqlite3.Error as exc:  # (as a bad dedup database is reported)
+            raise ParseError(f"cannot make the workers' statistics file ({exc})", source=path) from None
         proxy.archivist.stats = SharedStats(path)
         signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS | {signal.SIGCHLD})
         live: set[int] = set()
@@ -137,7 +141,10 @@ def serve_in_workers(proxy: ArchivingProxy, workers: int,
         if listening is not None:
             listening(proxy.host, proxy.port)
         status = _supervise(live)
-        proxy.files = SharedStats.all_files(path)
+        try:
+            proxy.files = SharedStats.all_files(path)
+        except sqlite3.Error as exc:
+            raise ParseError(f"cannot read the workers' statistics file ({exc})", source=path) from None
         return status, proxy.files
     finally:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS | {signal.SIGCHLD})
