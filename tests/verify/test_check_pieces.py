@@ -186,10 +186,10 @@ def test_cli_checks_one_file_in_pieces(
     calls: list[int] = []
     real = check_pieces.check_in_pieces
 
-    def spy(span: Any, make: Any, path: str, state: Any, verify: bool, jobs: int,
+    def spy(span: Any, path: str, state: Any, verify: bool, jobs: int,
             min_split_size: int | None = None) -> None:
         calls.append(jobs)
-        real(span, make, path, state, verify, jobs, 0)
+        real(span, path, state, verify, jobs, 0)
 
     monkeypatch.setattr(check_report, "check_in_pieces", spy)
     monkeypatch.setattr("warckit.cli.check.cpu_count", lambda: 2)

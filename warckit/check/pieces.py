@@ -4,8 +4,9 @@ The file is cut at record boundaries (:func:`warckit.read.pieces.split_points`, 
 :func:`~warckit.check.verify_file` and ``warckit index -j`` cut it). This process
 checks the first piece while forked children check the others, each into a
 :class:`_Recorder`: the piece's findings and, in their places among them, a marker
-where each record starts and where its WARC-Record-ID is looked up. This process then
-replays each piece into the file's state in file order, so duplicate IDs across
+where each record was seen (its report, ID and references are kept beside them), and
+where the last record started. This process then replays each piece into the file's
+state in file order, so duplicate IDs across
 pieces, the warcinfo-first rule, references and the cut last record come out as the
 sequential check finds them, finding for finding.
 
@@ -33,59 +34,80 @@ __all__ = ["check_in_pieces"]
 _ALL_TYPES = frozenset(
     {"warcinfo", "request", "response", "resource", "metadata", "revisit", "conversion", "continuation"}
 )
-_START = 0
+#: The marker, among a piece's findings, of where a record was seen.
 _SEEN = 1
 
 
 class _Recorder:
-    """Stands in for the file's state in a child: keeps the findings and markers in order."""
+    """Stands in for the file's state in a child: keeps the findings in order, with a
+    marker where each record was seen, the records themselves (compactly), the
+    references not resolved within the piece, and where the last record started."""
 
     def __init__(self, report: Any) -> None:
         self.report = report
         self.issues: list[Any] = []
         self.first = False  # the first record of the file is in the first piece
+        self.ids: set[str] = set()
+        self.refs: list[tuple[int, list[tuple[str, str, int]]]] = []  # (record number, its refs)
+        self.last: tuple[int, int] | None = None  # (offset, index in issues)
 
     def record_start(self, offset: int) -> None:
-        self.issues.append((_START, offset))
+        self.last = (offset, len(self.issues))
 
-    def record_seen(self, rid: str | None, offset: int, rr: Any,
+    def record_seen(self, rid: str | None, offset: int, rtype: str, block: str, payload: str,
                     refs: list[tuple[str, str, int]] | None) -> None:
-        self.issues.append((_SEEN, rid, offset, rr, refs))
+        records = self.report.records
+        if rid is not None:
+            self.ids.add(rid)
+        if refs:
+            ids = self.ids
+            pending = [ref for ref in refs if ref[1] not in ids]
+            if pending:
+                self.refs.append((len(records), pending))
+        records.add(offset, rtype, rid, block, payload)
+        self.issues.append(_SEEN)
+
+    def record_digests(self, block: str, payload: str) -> None:
+        self.report.records.set_digests(block, payload)
 
 
 def _check_piece(check_span: SpanChecker, path: str, report: Any, verify: bool, start: int,
                  end: int | None) -> tuple[Any, ...]:
-    """Child: one piece's findings and markers, whether it stopped at *end*, and what it
-    learnt of the file (format, compression) into *report* (a blank report)."""
+    """Child: one piece's findings and markers, its records, its unresolved references,
+    where its last record started, whether it stopped at *end*, and what it learnt of
+    the file (format, compression) into *report* (a blank report)."""
     recorder = _Recorder(report)
     stopped = check_span(path, recorder, report.path, verify, start, end)
-    # Records as plain tuples: a third of the pickling, and of the unpickling here.
-    events = [(_SEEN, e[1], e[2], (e[3].type, e[3].block_digest, e[3].payload_digest), e[4])
-              if type(e) is tuple and e[0] == _SEEN else e for e in recorder.issues]
-    return events, stopped, report.format, report.compression
+    return (recorder.issues, report.records, recorder.refs, recorder.last, stopped, report.format,
+            report.compression)
 
 
-def _replay(state: Any, events: list[Any], fmt: str | None, record_report: Callable[..., Any]) -> None:
+def _replay(state: Any, events: list[Any], records: Any, refs: list[tuple[int, Any]],
+            last: tuple[int, int] | None) -> None:
+    """Feed a piece's findings and records into the file's state, in their order."""
     issues = state.issues
-    record_start = state.record_start
     record_seen = state.record_seen
-    for event in events:
-        if type(event) is Issue:
+    rows = iter(records)
+    pending = dict(refs)  # {record number: its references}
+    last_at = last[1] if last is not None else -1
+    n = 0
+    for i, event in enumerate(events):
+        if i == last_at:
+            state.record_start(last[0])  # type: ignore[index]
+        if type(event) is not int:
             issues.append(event)
-        elif event[0] == _START:
-            record_start(event[1])
-        else:
-            _, rid, offset, (rtype, block, payload), refs = event
-            record_seen(rid, offset, record_report(offset, rtype, rid, block, payload), refs)
-    if fmt is not None:
-        state.report.format = fmt
+            continue
+        rr = next(rows)
+        record_seen(rr.record_id, rr.offset, rr.type, rr.block_digest, rr.payload_digest, pending.get(n))
+        n += 1
+    if last_at == len(events):
+        state.record_start(last[0])  # type: ignore[index]
 
 
-def check_in_pieces(check_span: SpanChecker, record_report: Callable[..., Any], path: str, state: Any,
-                    verify: bool, jobs: int, min_split_size: int | None = None) -> None:
+def check_in_pieces(check_span: SpanChecker, path: str, state: Any, verify: bool, jobs: int,
+                    min_split_size: int | None = None) -> None:
     """Check *path* into *state* (a file's state, with ``report``) with *check_span*, in up
-    to *jobs* processes (one if the file cannot be split); *record_report* makes a
-    record's report from ``(offset, type, record_id, block_digest, payload_digest)``."""
+    to *jobs* processes (one if the file cannot be split)."""
     name = state.report.path
     points = split_points(path, jobs, lambda record: record.type in _ALL_TYPES, min_size=min_split_size)
     if not points:
@@ -110,8 +132,10 @@ def check_in_pieces(check_span: SpanChecker, record_report: Callable[..., Any], 
             if result is None:
                 check_span(path, state, name, verify, start)  # the child failed: redo it here
                 return
-            events, stopped, fmt, compression = result
-            _replay(state, events, fmt, record_report)
+            events, records, refs, last, stopped, fmt, compression = result
+            _replay(state, events, records, refs, last)
+            if fmt is not None:
+                state.report.format = fmt
             if compression is not None:
                 state.report.compression = compression
             if not stopped:

@@ -25,9 +25,10 @@ What is checked (each finding is an :class:`~warckit.errors.Issue` with a stable
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, Any, overload
 
 from .._speedups.verifyfast import impl as _vf
 from ..errors import HeaderParseError, Issue, ParseError
@@ -38,7 +39,8 @@ from ..record.digests import DIGEST_SIZES, Digest
 from .pieces import check_in_pieces
 from .verify import _VERDICTS, OFFLOAD_THRESHOLD, WARC11, _scan, verify_digests
 
-__all__ = ["FRAMING_ERRORS", "FileReport", "RecordReport", "check_file", "check_files", "iter_check_files"]
+__all__ = ["FRAMING_ERRORS", "FileReport", "RecordReport", "RecordReports", "check_file", "check_files",
+           "iter_check_files"]
 
 #: Reader recoveries that are errors in the file (all others are warnings).
 FRAMING_ERRORS = frozenset({
@@ -87,6 +89,94 @@ class RecordReport:
                 "block_digest": self.block_digest, "payload_digest": self.payload_digest}
 
 
+#: The digest states a RecordReport can hold, by their code in :class:`RecordReports`.
+_STATES = ("absent", "pass", "fail", "unchecked", payload.WARC11, payload.LEGACY)
+_STATE_CODES = {state: code for code, state in enumerate(_STATES)}
+
+
+class RecordReports(Sequence[RecordReport]):
+    """The records of a :class:`FileReport` in file order, kept compactly: a file of
+    millions of small records is checked without an object per record (each
+    :class:`RecordReport` is made when it is asked for).
+
+    A sequence equal to any sequence of the same reports (a list of them, too).
+    """
+
+    __slots__ = ("_digests", "_ids", "_offsets", "_types")
+
+    def __init__(self, reports: Iterable[RecordReport] = ()) -> None:
+        self._offsets = array("q")
+        self._types: list[str] = []
+        self._ids: list[str | None] = []
+        self._digests = bytearray()  # block and payload state codes, two per record
+        for rr in reports:
+            self.append(rr)
+
+    def add(self, offset: int, rtype: str, record_id: str | None, block_digest: str = "absent",
+            payload_digest: str = "absent") -> None:
+        """Add a record's report from its values."""
+        self._offsets.append(offset)
+        self._types.append(rtype)
+        self._ids.append(record_id)
+        self._digests += bytes((_STATE_CODES[block_digest], _STATE_CODES[payload_digest]))
+
+    def append(self, report: RecordReport) -> None:
+        """Add a record's report."""
+        self.add(report.offset, report.type, report.record_id, report.block_digest, report.payload_digest)
+
+    def set_digests(self, block_digest: str, payload_digest: str) -> None:
+        """Set the digest states of the last record."""
+        self._digests[-2:] = bytes((_STATE_CODES[block_digest], _STATE_CODES[payload_digest]))
+
+    def __len__(self) -> int:
+        return len(self._offsets)
+
+    @overload
+    def __getitem__(self, index: int) -> RecordReport: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[RecordReport]: ...
+
+    def __getitem__(self, index: int | slice) -> RecordReport | list[RecordReport]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("record index out of range")
+        digests = self._digests
+        return RecordReport(self._offsets[index], self._types[index], self._ids[index],
+                            _STATES[digests[2 * index]], _STATES[digests[2 * index + 1]])
+
+    def __iter__(self) -> Iterator[RecordReport]:
+        digests = self._digests
+        for i, (offset, rtype, rid) in enumerate(zip(self._offsets, self._types, self._ids)):
+            yield RecordReport(offset, rtype, rid, _STATES[digests[2 * i]], _STATES[digests[2 * i + 1]])
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RecordReports):
+            return (self._offsets == other._offsets and self._types == other._types
+                    and self._ids == other._ids and self._digests == other._digests)
+        if isinstance(other, Sequence) and not isinstance(other, (str, bytes)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like a list
+
+    def __repr__(self) -> str:
+        return f"RecordReports({list(self)!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuilt, (self._offsets, self._types, self._ids, bytes(self._digests)))
+
+
+def _rebuilt(offsets: array[int], types: list[str], ids: list[str | None], digests: bytes) -> RecordReports:
+    """Unpickle a :class:`RecordReports`."""
+    out = RecordReports()
+    out._offsets, out._types, out._ids, out._digests = offsets, types, ids, bytearray(digests)
+    return out
+
+
 @dataclass
 class FileReport:
     """Everything check found in one file."""
@@ -94,7 +184,7 @@ class FileReport:
     path: str
     format: str | None = None
     compression: str | None = None
-    records: list[RecordReport] = field(default_factory=list)
+    records: RecordReports = field(default_factory=RecordReports)
     issues: list[Issue] = field(default_factory=list)
 
     @property
@@ -129,11 +219,13 @@ class FileReport:
         }
 
 
-def _check_record(rec: Any, rr: RecordReport, add: Callable[..., None], grouped: dict[str, list[str]]) -> None:
-    """The digest findings of one record, into *rr*: the checks of :func:`warckit.verify_digests`.
+def _check_record(rec: Any, add: Callable[..., None], grouped: dict[str, list[str]]) -> tuple[str, str]:
+    """The digest findings of one record: the checks of :func:`warckit.verify_digests`.
 
-    *grouped* is the record's fields by lowercased name.
+    *grouped* is the record's fields by lowercased name. Returns the record's block and
+    payload digest states (:attr:`RecordReport.block_digest`, ``payload_digest``).
     """
+    block_state = payload_state = "absent"
     packed = _scan(rec)
     if (packed is not None and (packed[0] is not None) == ("warc-block-digest" in grouped)
             and (packed[2] is not None) == ("warc-payload-digest" in grouped)):
@@ -141,22 +233,22 @@ def _check_record(rec: Any, rr: RecordReport, add: Callable[..., None], grouped:
         # sha1): its verdicts are the report, with no findings about the declarations.
         block_value, block_ok, payload_value, verdict = packed
         if block_value is not None:
-            rr.block_digest = "pass" if block_ok else "fail"
+            block_state = "pass" if block_ok else "fail"
             if not block_ok:
                 add("block-digest-mismatch", "error", f"WARC-Block-Digest {Digest.parse(block_value.decode())} "
                     "does not match the block", rec.offset, "WARC-Block-Digest")
         if payload_value is not None:
             got = _FAST_PAYLOAD.get(verdict)
             if got is not None:
-                rr.payload_digest = got
+                payload_state = got
             else:
-                rr.payload_digest = "fail"
+                payload_state = "fail"
                 reason = _VERDICTS[verdict][2]
                 add("payload-digest-mismatch", "error",
                     f"WARC-Payload-Digest {Digest.parse(payload_value.decode())} matches neither the "
                     f"de-chunked entity nor the payload as stored{f' ({reason})' if reason else ''}",
                     rec.offset, "WARC-Payload-Digest")
-        return
+        return block_state, payload_state
     declared: dict[str, Digest | None] = {}
     for name, attr in (("WARC-Block-Digest", "block_digest"), ("WARC-Payload-Digest", "payload_digest")):
         try:
@@ -174,21 +266,22 @@ def _check_record(rec: Any, rr: RecordReport, add: Callable[..., None], grouped:
     result = verify_digests(rec)
     block, payload = result.block, result.payload
     if block is not None and declared["WARC-Block-Digest"] is not None:
-        rr.block_digest = "unchecked" if block.ok is None else "pass" if block.ok else "fail"
+        block_state = "unchecked" if block.ok is None else "pass" if block.ok else "fail"
         if block.ok is False:
             add("block-digest-mismatch", "error", f"WARC-Block-Digest {block.declared} does not match "
                 "the block", rec.offset, "WARC-Block-Digest")
     if payload is not None and declared["WARC-Payload-Digest"] is not None:
         if payload.ok is None:
-            rr.payload_digest = "unchecked"
+            payload_state = "unchecked"
         elif payload.ok:
-            rr.payload_digest = _CONVENTIONS[payload.convention or "both"]
+            payload_state = _CONVENTIONS[payload.convention or "both"]
         else:
-            rr.payload_digest = "fail"
+            payload_state = "fail"
             why = f" ({payload.reason})" if payload.reason else ""
             add("payload-digest-mismatch", "error",
                 f"WARC-Payload-Digest {payload.declared} matches neither the de-chunked entity nor the "
                 f"payload as stored{why}", rec.offset, "WARC-Payload-Digest")
+    return block_state, payload_state
 
 
 #: The fields that name another record (an unknown one is a ``dangling-reference``).
@@ -210,7 +303,7 @@ class _FileState:
         self.report = report
         self.issues = report.issues
         self.ids: dict[str, int] = {}
-        self.refs: _Refs = []
+        self.refs: _Refs = []  # references to no record seen when they were
         self.first = True
         self.last: tuple[int, int] | None = None  # (offset, index of its first finding)
 
@@ -222,8 +315,9 @@ class _FileState:
     def record_start(self, offset: int) -> None:
         self.last = (offset, len(self.issues))
 
-    def record_seen(self, rid: str | None, offset: int, rr: RecordReport, refs: _Refs | None) -> None:
-        """The record's ID (a repeat is a finding), report and references."""
+    def record_seen(self, rid: str | None, offset: int, rtype: str, block: str, payload: str,
+                    refs: _Refs | None) -> None:
+        """The record's ID (a repeat is a finding), report (type and digest states) and references."""
         if rid is not None:
             ids = self.ids
             if rid in ids:
@@ -231,9 +325,16 @@ class _FileState:
                          f"{ids[rid]}", offset, "WARC-Record-ID")
             else:
                 ids[rid] = offset
-        self.report.records.append(rr)
+        self.report.records.add(offset, rtype, rid, block, payload)
         if refs:
-            self.refs.extend(refs)
+            # A reference to a record seen already is resolved now; only the others are
+            # kept to the end (a file's references would otherwise be kept whole).
+            ids = self.ids
+            self.refs.extend(ref for ref in refs if ref[1] not in ids)
+
+    def record_digests(self, block: str, payload: str) -> None:
+        """The digest states of the record seen last."""
+        self.report.records.set_digests(block, payload)
 
 
 def _walk(reader: Any, state: Any, name: str, verify: bool, end: int | None = None) -> bool:
@@ -253,6 +354,7 @@ def _walk(reader: Any, state: Any, name: str, verify: bool, end: int | None = No
     report = state.report
     record_start = state.record_start
     record_seen = state.record_seen
+    record_digests = state.record_digests
     validate = _validate.validate_grouped
     group_fields = _validate.group_fields
     done = len(issues)  # findings up to the end of the last record checked
@@ -297,7 +399,6 @@ def _walk(reader: Any, state: Any, name: str, verify: bool, end: int | None = No
         rid = rids[0] if rids else None
         later: list[Any] | None = None
         if verify:
-            rr = RecordReport(offset, rtype, rid)
             if size < _STREAMED:
                 # Read the block into the record now: asking for its length (below)
                 # before the block is read would copy it into a spool.
@@ -309,7 +410,7 @@ def _walk(reader: Any, state: Any, name: str, verify: bool, end: int | None = No
                 # layout findings, the rest (the HTTP head, the digests) after them.
                 mark = len(issues)
                 try:
-                    _check_record(rec, rr, add, grouped)
+                    digests = _check_record(rec, add, grouped)
                 finally:
                     during = issues[mark:]
                     del issues[mark:]
@@ -327,12 +428,14 @@ def _walk(reader: Any, state: Any, name: str, verify: bool, end: int | None = No
                     refs = []
                 refs.extend((fname, value.strip(), offset) for value in values)
         if not verify:
-            record_seen(rid, offset, RecordReport(offset, rtype, rid, "unchecked", "unchecked"), refs)
+            record_seen(rid, offset, rtype, "unchecked", "unchecked", refs)
         elif later is None:
-            record_seen(rid, offset, rr, refs)
-            _check_record(rec, rr, add, grouped)
+            record_seen(rid, offset, rtype, "absent", "absent", refs)
+            block, payload_state = _check_record(rec, add, grouped)
+            if block != "absent" or payload_state != "absent":
+                record_digests(block, payload_state)
         else:
-            record_seen(rid, offset, rr, refs)
+            record_seen(rid, offset, rtype, digests[0], digests[1], refs)
             issues.extend(later)
         done = len(issues)
     return False
@@ -361,7 +464,7 @@ def check_file(path: str | os.PathLike[str] | IO[bytes], *, verify_digests: bool
     report = FileReport(name)
     state = _FileState(report)
     if jobs > 1 and isinstance(source, str) and hasattr(os, "fork"):
-        check_in_pieces(check_span, RecordReport, source, state, verify_digests, jobs, min_split_size)
+        check_in_pieces(check_span, source, state, verify_digests, jobs, min_split_size)
     else:
         check_span(source, state, name, verify_digests)
     finish_report(state)

@@ -1,0 +1,142 @@
+"""``FileReport.records``: a compact sequence of :class:`RecordReport`, no object per record."""
+
+from __future__ import annotations
+
+import gc
+import gzip
+import hashlib
+import pickle
+from pathlib import Path
+
+import pytest
+
+from warckit.check import FileReport, RecordReport, check_file
+from warckit.check.report import RecordReports
+
+_SAMPLE = [
+    RecordReport(0, "warcinfo", "<urn:uuid:a>", "absent", "absent"),
+    RecordReport(312, "response", "<urn:uuid:b>", "pass", "warc1.1"),
+    RecordReport(2048, "revisit", None, "fail", "unchecked"),
+    RecordReport(1 << 40, "response", "<urn:uuid:c>", "pass", "legacy"),
+]
+
+
+def test_records_read_back_as_added() -> None:
+    records = RecordReports(_SAMPLE)
+    assert len(records) == 4
+    assert list(records) == _SAMPLE
+    assert records[1] == _SAMPLE[1]
+    assert records[-1] == RecordReport(1 << 40, "response", "<urn:uuid:c>", "pass", "legacy")
+    assert records[1:3] == _SAMPLE[1:3]
+    assert records[::-2] == [_SAMPLE[3], _SAMPLE[1]]
+    with pytest.raises(IndexError):
+        records[4]
+    with pytest.raises(IndexError):
+        records[-5]
+
+
+def test_records_equal_lists_and_each_other() -> None:
+    records = RecordReports(_SAMPLE)
+    assert records == _SAMPLE
+    assert _SAMPLE == list(records)
+    assert records == RecordReports(_SAMPLE)
+    assert records != RecordReports(_SAMPLE[:3])
+    assert records != _SAMPLE[:3] + [RecordReport(1 << 40, "response", "<urn:uuid:c>", "pass", "warc1.1")]
+    assert records != "not records"
+    assert RecordReports() == []
+
+
+def test_last_record_digests_are_set_later() -> None:
+    records = RecordReports()
+    records.add(10, "response", "<urn:uuid:x>")
+    assert records[0].block_digest == records[0].payload_digest == "absent"
+    records.set_digests("fail", "pass")
+    assert records[0] == RecordReport(10, "response", "<urn:uuid:x>", "fail", "pass")
+    with pytest.raises(KeyError):
+        records.add(20, "response", None, "maybe")
+
+
+def test_records_pickle_and_the_report_with_them() -> None:
+    report = FileReport("x.warc", "warc", None, RecordReports(_SAMPLE))
+    again = pickle.loads(pickle.dumps(report))
+    assert again == report
+    assert again.records == _SAMPLE
+    again.records.add(5000, "metadata", None)
+    assert len(again.records) == 5 and len(report.records) == 4
+
+
+def test_check_keeps_no_object_per_record(tmp_path: Path) -> None:
+    path = tmp_path / "many.warc.gz"
+    offsets = []
+    with open(path, "wb") as out:
+        for i in range(2000):
+            offsets.append(out.tell())
+            block = f"record {i}\n".encode()
+            digest = "sha1:" + hashlib.sha1(block).hexdigest()
+            head = (f"WARC/1.1\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:{i:08d}>\r\n"
+                    f"WARC-Date: 2026-12-01T09:00:00Z\r\nWARC-Target-URI: file:///{i}\r\n"
+                    f"WARC-Block-Digest: {digest}\r\nContent-Type: text/plain\r\n"
+                    f"Content-Length: {len(block)}\r\n\r\n").encode()
+            out.write(gzip.compress(head + block + b"\r\n\r\n"))
+    report = check_file(path)
+    assert len(report.records) == 2000
+    assert [r.offset for r in report.records] == offsets
+    assert report.records[1999] == RecordReport(offsets[1999], "resource", "<urn:uuid:00001999>", "pass", "absent")
+    gc.collect()
+    assert sum(1 for o in gc.get_objects() if type(o) is RecordReport) < 10
+
+
+
+def _referring_file(path: Path, n: int = 400) -> dict[str, list[int]]:
+    """A gzip-per-record file whose records refer back, forward, nowhere, and to the
+    warcinfo without angle brackets; returns the offsets of each kind of reference."""
+    kinds: dict[str, list[int]] = {"back": [], "forward": [], "nowhere": [], "bare": []}
+    with open(path, "wb") as out:
+        for i in range(n):
+            offset = out.tell()
+            fields = [f"WARC-Type: {'warcinfo' if i == 0 else 'metadata'}",
+                      f"WARC-Record-ID: <urn:uuid:{i:08d}>", "WARC-Date: 2026-12-01T09:00:00Z"]
+            if i:
+                fields.append(f"WARC-Target-URI: file:///{i}")
+                fields.append(f"WARC-Concurrent-To: <urn:uuid:{i - 1:08d}>")
+                kinds["back"].append(offset)
+            if i % 10 == 3 and i + 5 < n:
+                fields.append(f"WARC-Refers-To: <urn:uuid:{i + 5:08d}>")
+                kinds["forward"].append(offset)
+            if i % 37 == 5:
+                fields.append(f"WARC-Concurrent-To: <urn:uuid:nowhere-{i}>")
+                kinds["nowhere"].append(offset)
+            if i % 50 == 7:
+                fields.append("WARC-Warcinfo-ID: urn:uuid:00000000")
+                kinds["bare"].append(offset)
+            block = f"record {i}\n".encode()
+            head = "\r\n".join(["WARC/1.1", *fields, "Content-Type: text/plain",
+                                f"Content-Length: {len(block)}", "", ""]).encode()
+            out.write(gzip.compress(head + block + b"\r\n\r\n"))
+    return kinds
+
+
+def test_references_resolve_alike_in_one_piece_and_in_several(tmp_path: Path) -> None:
+    path = tmp_path / "refs.warc.gz"
+    kinds = _referring_file(path)
+    one = check_file(path)
+    dangling = [i for i in one.issues if i.code == "dangling-reference"]
+    assert [i.offset for i in dangling] == kinds["nowhere"]
+    assert all(i.field == "WARC-Concurrent-To" and "nowhere-" in i.message for i in dangling)
+    assert one.codes() == {"dangling-reference", "bad-syntax"}  # (the bare WARC-Warcinfo-IDs)
+    for jobs in (2, 3, 5):
+        assert check_file(path, jobs=jobs, min_split_size=0) == one
+
+
+def test_only_unresolved_references_are_kept(tmp_path: Path) -> None:
+    from warckit.check.report import _FileState, check_span
+
+    path = tmp_path / "refs.warc.gz"
+    kinds = _referring_file(path)
+    state = _FileState(FileReport(str(path)))
+    check_span(str(path), state, str(path), True)
+    # References to records seen before are resolved as they are read; the forward
+    # ones, the dangling ones and the bracket-less ones wait for the end of the file.
+    assert sorted(offset for _, _, offset in state.refs) == sorted(
+        kinds["forward"] + kinds["nowhere"] + kinds["bare"])
+    assert len(kinds["back"]) > 5 * len(state.refs)
