@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from .report import FileReport, RecordReport, check_file, check_files, iter_check_files
+from .report import FileReport, RecordReport, RecordReports, check_file, check_files, iter_check_files
 from .verify import DigestReport, DigestResult, verify_digests, verify_file
 
 __all__ = [
-    "DigestReport", "DigestResult", "FileReport", "RecordReport", "check_file", "check_files",
-    "iter_check_files", "verify_digests", "verify_file",
+    "DigestReport", "DigestResult", "FileReport", "RecordReport", "RecordReports", "check_file",
+    "check_files", "iter_check_files", "verify_digests", "verify_file",
 ]
