@@ -140,3 +140,21 @@ def test_only_unresolved_references_are_kept(tmp_path: Path) -> None:
     assert sorted(offset for _, _, offset in state.refs) == sorted(
         kinds["forward"] + kinds["nowhere"] + kinds["bare"])
     assert len(kinds["back"]) > 5 * len(state.refs)
+
+
+def test_a_repeated_id_is_reported_before_the_records_digest_findings(tmp_path: Path) -> None:
+    path = tmp_path / "dup.warc.gz"
+    offsets = []
+    with open(path, "wb") as out:
+        for i, body in enumerate([b"first\n", b"second\n"]):
+            offsets.append(out.tell())
+            head = ("WARC/1.1\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:same>\r\n"
+                    f"WARC-Date: 2026-12-01T09:00:00Z\r\nWARC-Target-URI: file:///{i}\r\n"
+                    f"WARC-Block-Digest: sha1:{hashlib.sha1(b'first' + bytes([i])).hexdigest()}\r\n"
+                    f"Content-Type: text/plain\r\nContent-Length: {len(body)}\r\n\r\n").encode()
+            out.write(gzip.compress(head + body + b"\r\n\r\n"))
+    report = check_file(path)
+    assert [(i.code, i.offset) for i in report.issues] == [
+        ("warcinfo-not-first", offsets[0]), ("block-digest-mismatch", offsets[0]),
+        ("duplicate-record-id", offsets[1]), ("block-digest-mismatch", offsets[1])]
+    assert [r.block_digest for r in report.records] == ["fail", "fail"]

@@ -67,9 +67,6 @@ class _Recorder:
         records.add(offset, rtype, rid, block, payload)
         self.issues.append(_SEEN)
 
-    def record_digests(self, block: str, payload: str) -> None:
-        self.report.records.set_digests(block, payload)
-
 
 def _check_piece(check_span: SpanChecker, path: str, report: Any, verify: bool, start: int,
                  end: int | None) -> tuple[Any, ...]:

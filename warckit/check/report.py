@@ -332,10 +332,6 @@ class _FileState:
             ids = self.ids
             self.refs.extend(ref for ref in refs if ref[1] not in ids)
 
-    def record_digests(self, block: str, payload: str) -> None:
-        """The digest states of the record seen last."""
-        self.report.records.set_digests(block, payload)
-
 
 def _walk(reader: Any, state: Any, name: str, verify: bool, end: int | None = None) -> bool:
     """Check the records *reader* yields into *state* (a :class:`_FileState`, or a recorder
@@ -354,7 +350,6 @@ def _walk(reader: Any, state: Any, name: str, verify: bool, end: int | None = No
     report = state.report
     record_start = state.record_start
     record_seen = state.record_seen
-    record_digests = state.record_digests
     validate = _validate.validate_grouped
     group_fields = _validate.group_fields
     done = len(issues)  # findings up to the end of the last record checked
@@ -420,20 +415,21 @@ def _walk(reader: Any, state: Any, name: str, verify: bool, end: int | None = No
             add("multi-record-member", "error",
                 "the record does not start its own gzip member (record-at-a-time "
                 "compression, WARC 1.1 Annex D)", offset)
-        refs: _Refs | None = None
-        for fname, key in _REFERENCES:
-            values = grouped.get(key)
-            if values:
-                if refs is None:
-                    refs = []
-                refs.extend((fname, value.strip(), offset) for value in values)
+        refs: _Refs | None = [(fname, value.strip(), offset) for fname, key in _REFERENCES if key in grouped
+                              for value in grouped[key]] or None
         if not verify:
             record_seen(rid, offset, rtype, "unchecked", "unchecked", refs)
         elif later is None:
-            record_seen(rid, offset, rtype, "absent", "absent", refs)
+            mark = len(issues)
             block, payload_state = _check_record(rec, add, grouped)
-            if block != "absent" or payload_state != "absent":
-                record_digests(block, payload_state)
+            if len(issues) == mark:
+                record_seen(rid, offset, rtype, block, payload_state, refs)
+            else:
+                # The digest findings follow what seeing the record finds (a repeated ID).
+                during = issues[mark:]
+                del issues[mark:]
+                record_seen(rid, offset, rtype, block, payload_state, refs)
+                issues.extend(during)
         else:
             record_seen(rid, offset, rtype, digests[0], digests[1], refs)
             issues.extend(later)

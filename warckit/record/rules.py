@@ -469,7 +469,9 @@ def validate_grouped(
     wtype_values = grouped.get("warc-type")
     rtype = wtype_values[0].strip() if wtype_values else ""
     known = rtype in _ALL
-    plan = _plan(rules_for(version), version, rtype, known, grouped)
+    plan = _PLANS.get((version, rtype, tuple(grouped), tuple(map(len, grouped.values()))))
+    if plan is None or plan.whole is None:
+        plan = _plan(rules_for(version), version, rtype, known, grouped)
     whole = plan.whole
     if whole is not None:
         joined = "\x00".join(chain.from_iterable(map(grouped.__getitem__, plan.keys)))  # type: ignore[arg-type]
@@ -520,14 +522,15 @@ def validate_grouped(
         if rtype != "continuation" and n != 1:
             add("bad-segment-number", "error", "WARC-Segment-Number",
                 f"a first segment has WARC-Segment-Number 1, not {n} (§7)")
-    size = block_length
-    if size is None:
-        lengths = get("content-length")
-        if lengths and _DIGITS.match(lengths[0].strip()):
-            size = int(lengths[0].strip())
-    if size and rtype != "continuation" and not get("content-type"):
-        add("missing-content-type", "warning", "Content-Type",
-            f"a {rtype} record with a non-empty block should have a Content-Type (§5.6)")
+    if rtype != "continuation" and not get("content-type"):
+        size = block_length
+        if size is None:
+            lengths = get("content-length")
+            if lengths and _DIGITS.match(lengths[0].strip()):
+                size = int(lengths[0].strip())
+        if size:
+            add("missing-content-type", "warning", "Content-Type",
+                f"a {rtype} record with a non-empty block should have a Content-Type (§5.6)")
     return tuple(issues) if issues else ()
 
 
