@@ -217,6 +217,49 @@ def field_map(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient):
     return fields, concurrent
 
 
+#: Field name as stored -> lowercased (names repeat across records; bounded).
+cdef dict _LOWER = {}
+
+
+cdef inline str _lower(str name):
+    key = _LOWER.get(name)
+    if key is None:
+        key = name.lower()
+        if len(_LOWER) >= 4096:
+            _LOWER.clear()
+        _LOWER[name] = key
+    return <str>key
+
+
+def group_fields(fields):
+    """See warckit._speedups._headers_py.group_fields."""
+    cdef dict groups = {}
+    for name, value in fields:
+        key = _lower(name) if type(name) is str else name.lower()
+        got = groups.get(key)
+        if got is None:
+            groups[key] = [value]
+        else:
+            (<list>got).append(value)
+    return groups
+
+
+def field_groups(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient):
+    """See warckit._speedups._headers_py.field_groups."""
+    cdef dict groups = {}
+    cdef tuple field
+    cdef str key
+    fields = _walk(buf, start, end, lenient, True)[0]
+    for field in <list>fields:
+        key = _lower(<str>field[0])
+        got = groups.get(key)
+        if got is None:
+            groups[key] = [field[1]]
+        else:
+            (<list>got).append(field[1])
+    return groups
+
+
 cdef inline bint _crlf(const unsigned char* p, Py_ssize_t i, Py_ssize_t end):
     return i + 1 < end and p[i] == 13 and p[i + 1] == 10
 
@@ -320,3 +363,245 @@ def clean_http_head(bytes buf, Py_ssize_t end):
             k += 1
         return buf[k + 1 : k + 4].decode("ascii"), None, ctype
     return None, buf[:method_end].decode("latin-1"), ctype
+
+
+# -- field values: the quick acceptance warckit.record.rules asks first ----------------
+
+URI, BRACKETED_URI, DIGITS, MEDIA_TYPE, IPV4, DIGEST, WTYPE, TRUNCATED, SEGMENT, DATE_10, DATE_11 = range(11)
+cdef frozenset _WTYPES = frozenset(
+    ("warcinfo", "response", "resource", "request", "metadata", "revisit", "conversion", "continuation"))
+cdef frozenset _TRUNCATIONS = frozenset(("length", "time", "disconnect", "unspecified"))
+
+
+cdef inline bint _tc(Py_UCS4 c):
+    return c < 128 and _TOKEN[c]
+
+
+cdef inline bint _dg(Py_UCS4 c):
+    return 48 <= c <= 57
+
+
+cdef inline bint _uri_char(Py_UCS4 c):
+    return c > 32 and c != 127 and c != 60 and c != 62 and c != 34  # not CTL/SP, '<', '>', '"'
+
+
+cdef Py_ssize_t _scheme_colon(str s, Py_ssize_t i, Py_ssize_t n):
+    """``[A-Za-z][A-Za-z0-9+\\-.]*:`` at *i* (before *n*): the index after ':', or -1."""
+    cdef Py_UCS4 c
+    if i >= n:
+        return -1
+    c = s[i]
+    if not (65 <= c <= 90 or 97 <= c <= 122):
+        return -1
+    i += 1
+    while i < n:
+        c = s[i]
+        if c == 58:
+            return i + 1
+        if not (65 <= c <= 90 or 97 <= c <= 122 or 48 <= c <= 57 or c == 43 or c == 45 or c == 46):
+            return -1
+        i += 1
+    return -1
+
+
+cdef bint _uri(str s):
+    cdef Py_ssize_t n = len(s), i = _scheme_colon(s, 0, n)
+    if i < 0:
+        return False
+    while i < n:
+        if not _uri_char(s[i]):
+            return False
+        i += 1
+    return True
+
+
+cdef bint _bracketed(str s):
+    cdef Py_ssize_t n = len(s), i
+    if n < 2 or s[0] != 60 or s[n - 1] != 62:
+        return False
+    i = _scheme_colon(s, 1, n - 1)
+    if i < 0 or i >= n - 1:
+        return False
+    while i < n - 1:
+        if not _uri_char(s[i]):
+            return False
+        i += 1
+    return True
+
+
+cdef bint _digits(str s, bint nonzero):
+    """``[0-9]+`` (with *nonzero*: ``0*[1-9][0-9]*``)."""
+    cdef Py_ssize_t n = len(s), i
+    cdef bint seen = False
+    cdef Py_UCS4 c
+    if n == 0:
+        return False
+    for i in range(n):
+        c = s[i]
+        if not _dg(c):
+            return False
+        if c != 48:
+            seen = True
+    return seen or not nonzero
+
+
+cdef Py_ssize_t _token_end(str s, Py_ssize_t i, Py_ssize_t n):
+    while i < n and _tc(s[i]):
+        i += 1
+    return i
+
+
+cdef bint _digest(str s):
+    cdef Py_ssize_t n = len(s), i = _token_end(s, 0, n), j
+    if i == 0 or i >= n or s[i] != 58:
+        return False
+    j = _token_end(s, i + 1, n)
+    return j == n and j > i + 1
+
+
+cdef Py_ssize_t _ows(str s, Py_ssize_t i, Py_ssize_t n):
+    while i < n and (s[i] == 32 or s[i] == 9):
+        i += 1
+    return i
+
+
+cdef bint _media_type(str s):
+    cdef Py_ssize_t n = len(s), i, j
+    cdef Py_UCS4 c
+    i = _token_end(s, 0, n)
+    if i == 0 or i >= n or s[i] != 47:
+        return False
+    j = _token_end(s, i + 1, n)
+    if j == i + 1:
+        return False
+    i = j
+    while True:
+        # [ \t]* then end, or ";" [ \t]* then end or a parameter
+        i = _ows(s, i, n)
+        if i == n:
+            return True
+        if s[i] != 59:
+            return False
+        i = _ows(s, i + 1, n)
+        if i == n:
+            return True
+        j = _token_end(s, i, n)
+        if j == i or j >= n or s[j] != 61:
+            return False
+        i = j + 1
+        if i < n and s[i] == 34:  # quoted-string: (?:[^"\\]|\\.)* then '"'
+            i += 1
+            while True:
+                if i >= n:
+                    return False
+                c = s[i]
+                if c == 34:
+                    i += 1
+                    break
+                if c == 92:
+                    if i + 1 >= n or s[i + 1] == 10:
+                        return False
+                    i += 2
+                else:
+                    i += 1
+        else:
+            j = _token_end(s, i, n)
+            if j == i:
+                return False
+            i = j
+
+
+cdef bint _ipv4(str s):
+    cdef Py_ssize_t n = len(s), i = 0, start
+    cdef int part, value
+    for part in range(4):
+        if part:
+            if i >= n or s[i] != 46:
+                return False
+            i += 1
+        start = i
+        value = 0
+        while i < n and _dg(s[i]) and i - start < 3:
+            value = value * 10 + (<int>s[i] - 48)
+            i += 1
+        if i == start or value > 255 or (i - start > 1 and s[start] == 48):
+            return False
+    return i == n
+
+
+cdef bint _date(str s, bint fraction_ok):
+    """WARC 1.0's ``YYYY-MM-DDThh:mm:ssZ`` or (*fraction_ok*) WARC 1.1's forms."""
+    cdef Py_ssize_t n = len(s), i
+    cdef const char* shape = b"dddd-dd-ddTdd:dd:ddZ"
+    cdef Py_ssize_t upto
+    cdef Py_UCS4 c
+    if fraction_ok:
+        if n == 4 or n == 7 or n == 10 or n == 20:
+            upto = n
+        elif n == 17:  # YYYY-MM-DDThh:mmZ
+            upto = 16
+        elif 22 <= n <= 30:  # YYYY-MM-DDThh:mm:ss.f{1,9}Z
+            upto = 19
+        else:
+            return False
+    elif n == 20:
+        upto = n
+    else:
+        return False
+    for i in range(upto):
+        c = s[i]
+        if shape[i] == 100:  # 'd'
+            if not _dg(c):
+                return False
+        elif c != <Py_UCS4>shape[i]:
+            return False
+    if n == 17:
+        return s[16] == 90
+    if upto == 19:
+        if s[19] != 46 or s[n - 1] != 90:
+            return False
+        for i in range(20, n - 1):
+            if not _dg(s[i]):
+                return False
+    return True
+
+
+cdef bint _accept(int kind, str value) except -1:
+    if kind == 0:
+        return _uri(value)
+    if kind == 1:
+        return _bracketed(value)
+    if kind == 2:
+        return _digits(value, False)
+    if kind == 3:
+        return _media_type(value)
+    if kind == 4:
+        return _ipv4(value)
+    if kind == 5:
+        return _digest(value)
+    if kind == 6:
+        return value in _WTYPES
+    if kind == 7:
+        return value in _TRUNCATIONS
+    if kind == 8:
+        return _digits(value, True)
+    if kind == 9:
+        return _date(value, False)
+    if kind == 10:
+        return _date(value, True)
+    raise IndexError("tuple index out of range")
+
+
+def accept_values(groups, steps):
+    """See warckit._speedups._headers_py.accept_values."""
+    cdef int k
+    for key, kind in steps:
+        k = kind
+        if k < 0:
+            k += 11
+        if not 0 <= k < 11:
+            raise IndexError("tuple index out of range")
+        for value in groups[key]:
+            if not _accept(k, value):
+                return False
+    return True

@@ -13,7 +13,7 @@ kept through ``surrogateescape`` so nothing is lost.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 # token = 1*<any CHAR except CTLs or separators> (RFC 2616 §2.2)
 _SEPARATORS = frozenset(b'()<>@,;:\\"/[]?={} \t')
@@ -216,6 +216,67 @@ def first_values(fields: Iterable[tuple[str, str]]) -> tuple[dict[str, str], lis
         if key == "warc-concurrent-to":
             concurrent.append(value)
     return first, concurrent
+
+
+def field_groups(buf: bytes, start: int, end: int, lenient: bool) -> dict[str, list[str]]:
+    """Every value of every field by lowercased name, in order, in one pass over
+    ``buf[start:end]`` (the field lines, read as :func:`parse_fields` reads them).
+
+    Raises:
+        HeadError: as :func:`parse_fields`.
+    """
+    return group_fields(parse_fields(buf, start, end, lenient)[0])
+
+
+def group_fields(fields: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
+    """:func:`field_groups` of fields already parsed: ``{lowercased name: [values in order]}``."""
+    groups: dict[str, list[str]] = {}
+    for name, value in fields:
+        key = name.lower()
+        got = groups.get(key)
+        if got is None:
+            groups[key] = [value]
+        else:
+            got.append(value)
+    return groups
+
+
+# -- field values: the quick acceptance warckit.record.rules asks first ----------------
+
+#: Syntax kinds of :func:`accept_values`: indexes into :data:`SYNTAX`.
+URI, BRACKETED_URI, DIGITS, MEDIA_TYPE, IPV4, DIGEST, WTYPE, TRUNCATED, SEGMENT, DATE_10, DATE_11 = range(11)
+
+_TOKEN_RE = r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
+#: The values each kind accepts, as stored (the rules say why the others are wrong).
+SYNTAX: tuple[re.Pattern[str], ...] = (
+    # RFC 3986 URI: scheme ":" then no whitespace / controls (a pragmatic check, not a parser).
+    re.compile(r"[A-Za-z][A-Za-z0-9+\-.]*:[^\x00-\x20\x7f<>\"]*\Z"),
+    re.compile(r"<[A-Za-z][A-Za-z0-9+\-.]*:[^\x00-\x20\x7f<>\"]+>\Z"),
+    re.compile(r"[0-9]+\Z"),
+    # RFC 7231 media-type with OWS around ";" (WARC 1.1 errata #38).
+    re.compile(_TOKEN_RE + "/" + _TOKEN_RE + r"(?:[ \t]*;[ \t]*" + _TOKEN_RE + "=(?:" + _TOKEN_RE
+               + r"|\"(?:[^\"\\]|\\.)*\"))*[ \t]*;?[ \t]*\Z"),
+    # A dotted-quad IPv4 address as ipaddress accepts it (no leading zeros).
+    re.compile(r"(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}"
+               r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\Z"),
+    re.compile(_TOKEN_RE + ":" + _TOKEN_RE + r"\Z"),
+    re.compile(r"(?:warcinfo|response|resource|request|metadata|revisit|conversion|continuation)\Z"),
+    re.compile(r"(?:length|time|disconnect|unspecified)\Z"),
+    re.compile(r"0*[1-9][0-9]*\Z"),
+    re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\Z", re.ASCII),  # (\d: ASCII digits only)
+    re.compile(r"\d{4}(?:-\d{2}(?:-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?Z)?)?)?\Z", re.ASCII),
+)
+
+
+def accept_values(groups: Mapping[str, Iterable[str]], steps: Iterable[tuple[str, int]]) -> bool:
+    """Whether every value of each ``(key, kind)`` of *steps* in *groups* matches
+    :data:`SYNTAX` of its kind (``KeyError`` for a key not in *groups*)."""
+    for key, kind in steps:
+        match = SYNTAX[kind].match
+        for value in groups[key]:
+            if match(value) is None:
+                return False
+    return True
 
 
 _TCHAR = rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]"

@@ -351,7 +351,6 @@ def _walk(reader: Any, state: Any, name: str, verify: bool, end: int | None = No
     record_start = state.record_start
     record_seen = state.record_seen
     validate = _validate.validate_grouped
-    group_fields = _validate.group_fields
     done = len(issues)  # findings up to the end of the last record checked
     for rec in reader:
         offset = rec.offset
@@ -380,7 +379,7 @@ def _walk(reader: Any, state: Any, name: str, verify: bool, end: int | None = No
             add("lowercase-version", "warning",
                 f"version line {rec.raw_head[:8]!r} is not uppercase 'WARC/'", offset)
         # The fields by lowercased name, once, for the rules and the references.
-        grouped = group_fields(rec.headers.fields)
+        grouped = rec.headers.grouped()
         version = rec.version
         if version == "1.1" or version == "1.0":
             found = validate(grouped, version, source=name, offset=offset)

@@ -121,6 +121,22 @@ class Headers:
                 v for n, v in self._fields if len(n) == 18 and n.lower() == "warc-concurrent-to"]
         return firsts, concurrent
 
+    def grouped(self) -> dict[str, list[str]]:
+        """Every value of every field by lowercased name, in order: one pass over the
+        raw field lines when they have not been split yet (what a validator needs from
+        every record head). A new dictionary each call.
+
+        Example:
+            >>> from warckit import Headers
+            >>> Headers([("WARC-Type", "response"), ("WARC-Concurrent-To", "<a>"),
+            ...          ("warc-concurrent-to", "<b>")]).grouped()
+            {'warc-type': ['response'], 'warc-concurrent-to': ['<a>', '<b>']}
+        """
+        raw = self._raw
+        if self._flds is None and raw is not None:
+            return _hp.field_groups(raw, 0, len(raw), self._lenient)
+        return _hp.group_fields(self._fields)
+
     @property
     def raw(self) -> bytes | None:
         """The original bytes of the field lines, or ``None`` for built or changed headers."""

@@ -16,9 +16,10 @@ import ipaddress
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from itertools import chain
 
 from .._util.dates import parse_warc_date
+from .._speedups import _headers_py as _syntax
+from .._speedups.headers import impl as _hp
 from ..errors import Issue
 from .headers import Headers
 
@@ -59,24 +60,13 @@ PROFILE_URIS: Mapping[str, Mapping[str, str]] = {
 
 # RFC 2616 §2.2 token: any CHAR except CTLs and separators.
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
-# RFC 3986 URI: scheme ":" then no whitespace / controls (a pragmatic check, not a parser).
-_URI = re.compile(r"[A-Za-z][A-Za-z0-9+\-.]*:[^\x00-\x20\x7f<>\"]*\Z")
-_BRACKETED_URI = re.compile(r"<[A-Za-z][A-Za-z0-9+\-.]*:[^\x00-\x20\x7f<>\"]+>\Z")
-_DIGITS = re.compile(r"[0-9]+\Z")
-# RFC 7231 media-type with OWS around ";" (WARC 1.1 errata #38).
-_MEDIA_TYPE = re.compile(
-    r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+/[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
-    r"(?:[ \t]*;[ \t]*[!#$%&'*+\-.^_`|~0-9A-Za-z]+=(?:[!#$%&'*+\-.^_`|~0-9A-Za-z]+|\"(?:[^\"\\]|\\.)*\"))*"
-    r"[ \t]*;?[ \t]*\Z"
-)
-_DATE_10 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\Z", re.ASCII)  # (\d: ASCII digits only)
-_DATE_11 = re.compile(
-    r"\d{4}(?:-\d{2}(?:-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?Z)?)?)?\Z", re.ASCII
-)
-# A dotted-quad IPv4 address as ipaddress accepts it (no leading zeros): the common case,
-# checked without building an address object.
-_IPV4 = re.compile(r"(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}"
-                   r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\Z")
+_URI = _syntax.SYNTAX[_syntax.URI]
+_BRACKETED_URI = _syntax.SYNTAX[_syntax.BRACKETED_URI]
+_DIGITS = _syntax.SYNTAX[_syntax.DIGITS]
+_MEDIA_TYPE = _syntax.SYNTAX[_syntax.MEDIA_TYPE]
+_DATE_10 = _syntax.SYNTAX[_syntax.DATE_10]
+_DATE_11 = _syntax.SYNTAX[_syntax.DATE_11]
+_IPV4 = _syntax.SYNTAX[_syntax.IPV4]
 _TRUNCATED = frozenset({"length", "time", "disconnect", "unspecified"})
 
 
@@ -326,80 +316,61 @@ def validate_headers(
     Returns:
         Every broken rule, as :class:`~warckit.errors.Issue` (empty when valid).
     """
-    return validate_grouped(group_fields(headers.fields), version, block_length=block_length, source=source,
+    return validate_grouped(headers.grouped(), version, block_length=block_length, source=source,
                             offset=offset)
 
 
 def group_fields(fields: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
     """``{lowercased name: [values in order]}`` in one pass over the fields (what
-    :meth:`Headers.all` gives for every name, without a lookup per name)."""
-    grouped: dict[str, list[str]] = {}
-    for name, value in fields:
-        key = name.lower()
-        got = grouped.get(key)
-        if got is None:
-            grouped[key] = [value]
-        else:
-            got.append(value)
-    return grouped
+    :meth:`Headers.all` gives for every name, without a lookup per name;
+    :meth:`Headers.grouped` for a record's head)."""
+    return _hp.group_fields(fields)
 
 
-_DIGEST = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
-_WTYPE = re.compile("(?:" + "|".join(RECORD_TYPES) + r")\Z")
-_TRUNCATED_VALUE = re.compile(r"(?:length|time|disconnect|unspecified)\Z")
-_SEGMENT = re.compile(r"0*[1-9][0-9]*\Z")
+_SEGMENT = _syntax.SYNTAX[_syntax.SEGMENT]
 
 
-def _accept(syntax: Checker, version: str) -> Callable[[str], object] | None:
-    """A quick test for values *syntax* accepts: where it matches a value as stored,
-    *syntax* returns None for the value stripped (no match: ask *syntax*)."""
-    quick: dict[Checker, Callable[[str], object]] = {
-        _uri: _URI.match, _bracketed_uri: _BRACKETED_URI.match, _digits: _DIGITS.match,
-        _media_type: _MEDIA_TYPE.match, _ip: _IPV4.match, _digest: _DIGEST.match, _wtype: _WTYPE.match,
-        _truncated: _TRUNCATED_VALUE.match, _segment_number: _SEGMENT.match,
-        _date: (_DATE_10 if version == "1.0" else _DATE_11).match,
+def _accept(syntax: Checker, version: str) -> int | None:
+    """The kind of quick test (:data:`warckit._speedups._headers_py.SYNTAX`) for values
+    *syntax* accepts: where it matches a value as stored, *syntax* returns None for the
+    value stripped (no match: ask *syntax*)."""
+    quick: dict[Checker, int] = {
+        _uri: _syntax.URI, _bracketed_uri: _syntax.BRACKETED_URI, _digits: _syntax.DIGITS,
+        _media_type: _syntax.MEDIA_TYPE, _ip: _syntax.IPV4, _digest: _syntax.DIGEST, _wtype: _syntax.WTYPE,
+        _truncated: _syntax.TRUNCATED, _segment_number: _syntax.SEGMENT,
+        _date: _syntax.DATE_10 if version == "1.0" else _syntax.DATE_11,
     }
     return quick.get(syntax)
 
 
-#: Plans by head shape (see :func:`_plan`); cleared when it grows past _PLANS_MAX.
 #: A plan step: the rule, the key whose values to check (None: none), the findings that
-#: follow from the head's shape, and a quick test whose match means the value is fine.
-_Step = tuple["FieldRule", str | None, tuple[tuple[str, str], ...], "Callable[[str], object] | None"]
+#: follow from the head's shape, and the kind of quick test whose match means the value
+#: is fine (None: none).
+_Step = tuple["FieldRule", str | None, tuple[tuple[str, str], ...], int | None]
 
 
 class _Plan:
     """What to do per rule for heads of one shape (see :func:`_plan`).
 
-    Besides the steps, a plan whose values all have quick tests gets, from its second
-    use on, one regular expression joining those tests with NUL separators: one match
-    over the head's values joined with NUL says every value is fine. (A value holding a
-    NUL could shift the separators; the joined string then has more NULs than the
-    plan has separators, and the values are checked one by one.)
+    Besides the steps, a plan whose checked values all have quick tests keeps them as
+    ``(key, kind)`` pairs: one call of ``accept_values`` (compiled) says every value is fine.
     """
 
-    __slots__ = ("findings", "keys", "separators", "steps", "uses", "whole")
+    __slots__ = ("findings", "quick", "steps")
 
-    def __init__(self, steps: tuple[_Step, ...], grouped: dict[str, list[str]]) -> None:
+    def __init__(self, steps: tuple[_Step, ...]) -> None:
         self.steps = steps
         self.findings = tuple((code, rule.name, message) for rule, _, found, _ in steps for code, message in found)
-        checked = [(key, accept) for _, key, _, accept in steps if key is not None]
-        self.keys: tuple[str, ...] | None = tuple(key for key, _ in checked)
-        if not checked or any(accept is None for _, accept in checked):
-            self.keys = None
-        self.separators = sum(len(grouped[key]) for key, _ in checked) - 1
-        self.uses = 0
-        self.whole: Callable[[str], object] | None = None
-
-    def compile(self, grouped: dict[str, list[str]]) -> None:
-        """Make :attr:`whole` from the quick tests (their patterns, each ending in ``\\Z``)."""
-        parts = [f"(?:{accept.__self__.pattern[:-2]})"  # type: ignore[union-attr]
-                 for _, key, _, accept in self.steps if key is not None for _ in grouped[key]]
-        self.whole = re.compile("\x00".join(parts) + r"\Z", re.ASCII).match
+        quick = [(key, kind) for _, key, _, kind in steps if key is not None]
+        self.quick: tuple[tuple[str, int], ...] | None = tuple(quick)  # type: ignore[arg-type]
+        if not quick or any(kind is None for _, kind in quick):
+            self.quick = None
 
 
 _PLANS: dict[tuple[object, ...], _Plan] = {}
 _PLANS_MAX = 512
+#: Whether every value of the given ``(key, kind)`` steps passes its quick test.
+_accept_values = _hp.accept_values
 
 
 def _plan(table: RuleTable, version: str, rtype: str, known: bool, grouped: dict[str, list[str]]) -> _Plan:
@@ -412,10 +383,6 @@ def _plan(table: RuleTable, version: str, rtype: str, known: bool, grouped: dict
     shape = (version, rtype, tuple(grouped), tuple(map(len, grouped.values())))
     plan = _PLANS.get(shape)
     if plan is not None:
-        if plan.whole is None and plan.keys is not None:
-            plan.uses += 1
-            if plan.uses == 2:
-                plan.compile(grouped)
         return plan
     steps: list[_Step] = []
     found: list[tuple[str, str]] = []
@@ -444,7 +411,7 @@ def _plan(table: RuleTable, version: str, rtype: str, known: bool, grouped: dict
         if found or checked:
             steps.append((rule, key if checked else None, tuple(found), _accept(rule.syntax, version)))
         found.clear()
-    plan = _Plan(tuple(steps), grouped)
+    plan = _Plan(tuple(steps))
     if len(_PLANS) >= _PLANS_MAX:
         _PLANS.clear()
     _PLANS[shape] = plan
@@ -470,24 +437,21 @@ def validate_grouped(
     rtype = wtype_values[0].strip() if wtype_values else ""
     known = rtype in _ALL
     plan = _PLANS.get((version, rtype, tuple(grouped), tuple(map(len, grouped.values()))))
-    if plan is None or plan.whole is None:
+    if plan is None:
         plan = _plan(rules_for(version), version, rtype, known, grouped)
-    whole = plan.whole
-    if whole is not None:
-        joined = "\x00".join(chain.from_iterable(map(grouped.__getitem__, plan.keys)))  # type: ignore[arg-type]
-        if whole(joined) and joined.count("\x00") == plan.separators:
-            for code, name, message in plan.findings:
-                add(code, "error", name, message)
-        else:
-            whole = None
-    if whole is None:
-        for rule, key, found, accept in plan.steps:
+    quick = plan.quick
+    if quick is not None and _accept_values(grouped, quick):
+        for code, name, message in plan.findings:
+            add(code, "error", name, message)
+    else:
+        patterns = _syntax.SYNTAX
+        for rule, key, found, kind in plan.steps:
             for code, message in found:
                 add(code, "error", rule.name, message)
             if key is None:
                 continue
             for value in grouped[key]:
-                if accept is not None and accept(value):
+                if kind is not None and patterns[kind].match(value):
                     continue
                 problem = rule.syntax(value.strip(), version)
                 if problem is not None:
