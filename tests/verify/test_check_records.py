@@ -87,15 +87,17 @@ def test_check_keeps_no_object_per_record(tmp_path: Path) -> None:
 
 
 
-def _referring_file(path: Path, n: int = 400) -> dict[str, list[int]]:
-    """A gzip-per-record file whose records refer back, forward, nowhere, and to the
-    warcinfo without angle brackets; returns the offsets of each kind of reference."""
+def _referring_file(path: Path, n: int = 400, bare: bool = True,
+                    same: dict[int, int] | None = None) -> dict[str, list[int]]:
+    """A gzip-per-record file whose records refer back, forward, nowhere, and (*bare*) to
+    the warcinfo without angle brackets; returns the offsets of each kind of reference.
+    *same* gives records the ID of an earlier one ``{record number: earlier number}``."""
     kinds: dict[str, list[int]] = {"back": [], "forward": [], "nowhere": [], "bare": []}
     with open(path, "wb") as out:
         for i in range(n):
             offset = out.tell()
             fields = [f"WARC-Type: {'warcinfo' if i == 0 else 'metadata'}",
-                      f"WARC-Record-ID: <urn:uuid:{i:08d}>", "WARC-Date: 2026-12-01T09:00:00Z"]
+                      f"WARC-Record-ID: <urn:uuid:{(same or {}).get(i, i):08d}>", "WARC-Date: 2026-12-01T09:00:00Z"]
             if i:
                 fields.append(f"WARC-Target-URI: file:///{i}")
                 fields.append(f"WARC-Concurrent-To: <urn:uuid:{i - 1:08d}>")
@@ -106,7 +108,7 @@ def _referring_file(path: Path, n: int = 400) -> dict[str, list[int]]:
             if i % 37 == 5:
                 fields.append(f"WARC-Concurrent-To: <urn:uuid:nowhere-{i}>")
                 kinds["nowhere"].append(offset)
-            if i % 50 == 7:
+            if bare and i % 50 == 7:
                 fields.append("WARC-Warcinfo-ID: urn:uuid:00000000")
                 kinds["bare"].append(offset)
             block = f"record {i}\n".encode()
@@ -126,6 +128,53 @@ def test_references_resolve_alike_in_one_piece_and_in_several(tmp_path: Path) ->
     assert one.codes() == {"dangling-reference", "bad-syntax"}  # (the bare WARC-Warcinfo-IDs)
     for jobs in (2, 3, 5):
         assert check_file(path, jobs=jobs, min_split_size=0) == one
+
+
+def test_records_extend_at_once_or_one_by_one() -> None:
+    records = RecordReports(_SAMPLE[:1])
+    records.extend(RecordReports(_SAMPLE[1:3]))
+    records.extend(iter(_SAMPLE[3:]))
+    assert records == _SAMPLE
+    assert pickle.loads(pickle.dumps(records)) == _SAMPLE
+
+
+def _spy_on_records_seen(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    from warckit.check.report import _FileState
+
+    taken: list[bool] = []
+    seen = _FileState.records_seen
+
+    def spy(self: _FileState, records: RecordReports, refs: list[tuple[int, object]]) -> bool:
+        taken.append(seen(self, records, refs))  # type: ignore[arg-type]
+        return taken[-1]
+
+    monkeypatch.setattr(_FileState, "records_seen", spy)
+    return taken
+
+
+def test_pieces_without_findings_are_taken_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "refs.warc.gz"
+    kinds = _referring_file(path, bare=False)
+    one = check_file(path)
+    assert [(i.code, i.offset) for i in one.issues] == [("dangling-reference", o) for o in kinds["nowhere"]]
+    taken = _spy_on_records_seen(monkeypatch)
+    for jobs in (2, 3, 5):
+        assert check_file(path, jobs=jobs, min_split_size=0) == one
+    assert len(taken) == 1 + 2 + 4 and all(taken)
+
+
+def test_a_piece_repeating_an_id_is_replayed_record_by_record(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "dup.warc.gz"
+    _referring_file(path, bare=False, same={300: 10, 260: 250})
+    one = check_file(path)
+    dups = [i for i in one.issues if i.code == "duplicate-record-id"]
+    assert [i.message.rsplit(" ", 1)[-1] for i in dups] == [str(one.records[250].offset), str(one.records[10].offset)]
+    assert [i.offset for i in dups] == [one.records[260].offset, one.records[300].offset]
+    taken = _spy_on_records_seen(monkeypatch)
+    for jobs in (2, 3, 5):
+        assert check_file(path, jobs=jobs, min_split_size=0) == one
+    assert False in taken and True in taken  # (jobs=5: the second piece repeats nothing)
 
 
 def test_only_unresolved_references_are_kept(tmp_path: Path) -> None:

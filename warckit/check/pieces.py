@@ -82,6 +82,12 @@ def _check_piece(check_span: SpanChecker, path: str, report: Any, verify: bool, 
 def _replay(state: Any, events: list[Any], records: Any, refs: list[tuple[int, Any]],
             last: tuple[int, int] | None) -> None:
     """Feed a piece's findings and records into the file's state, in their order."""
+    if (len(events) == len(records) and events.count(_SEEN) == len(events)
+            and state.records_seen(records, refs)):
+        # No findings in the piece, and no finding from seeing its records: all at once.
+        if last is not None:
+            state.record_start(last[0])
+        return
     issues = state.issues
     record_seen = state.record_seen
     rows = iter(records)

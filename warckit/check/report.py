@@ -124,6 +124,17 @@ class RecordReports(Sequence[RecordReport]):
         """Add a record's report."""
         self.add(report.offset, report.type, report.record_id, report.block_digest, report.payload_digest)
 
+    def extend(self, reports: Iterable[RecordReport]) -> None:
+        """Add reports in order (another :class:`RecordReports` at once, without a report object each)."""
+        if isinstance(reports, RecordReports):
+            self._offsets.extend(reports._offsets)
+            self._types.extend(reports._types)
+            self._ids.extend(reports._ids)
+            self._digests += reports._digests
+        else:
+            for rr in reports:
+                self.append(rr)
+
     def set_digests(self, block_digest: str, payload_digest: str) -> None:
         """Set the digest states of the last record."""
         self._digests[-2:] = bytes((_STATE_CODES[block_digest], _STATE_CODES[payload_digest]))
@@ -333,6 +344,25 @@ class _FileState:
             self.refs.extend(ref for ref in refs if ref[1] not in ids)
 
 
+    def records_seen(self, records: RecordReports, refs: list[tuple[int, _Refs]]) -> bool:
+        """:meth:`record_seen` for many records at once (a piece checked in another process),
+        where seeing them finds nothing: False, with nothing done, when one of their IDs was
+        seen before or repeats among them. *refs* are their references by record number.
+
+        A reference is kept when it names no record of the file read so far: one naming a
+        later record of *records* is dropped, as it would be found at the end anyway.
+        """
+        ids = self.ids
+        rids = records._ids
+        new = {rid: offset for rid, offset in zip(rids, records._offsets) if rid is not None}
+        if len(new) != len(rids) - rids.count(None) or not new.keys().isdisjoint(ids):
+            return False
+        ids.update(new)
+        self.report.records.extend(records)
+        self.refs.extend(ref for _, pending in refs for ref in pending if ref[1] not in ids)
+        return True
+
+
 def _walk(reader: Any, state: Any, name: str, verify: bool, end: int | None = None) -> bool:
     """Check the records *reader* yields into *state* (a :class:`_FileState`, or a recorder
     of the same interface); stop at the record at offset *end*.
@@ -497,7 +527,7 @@ def finish_report(state: _FileState) -> None:
     """The findings about the whole file: a cut last record, dangling references, no records."""
     report = state.report
     _fold_cut(report, state.last)
-    if report.format == "warc":
+    if report.format == "warc" and state.refs:
         # Quirk: ClueWeb09 writes WARC-Warcinfo-ID without angle brackets; compare bare.
         known = {i.strip("<>") for i in state.ids}
         for fname, value, offset in state.refs:
