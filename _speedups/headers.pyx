@@ -1,7 +1,8 @@
 # cython: language_level=3
 """Compiled twin of warckit/_speedups/_headers_py.py: same names, results and exceptions."""
 
-from libc.string cimport memchr
+from cpython.unicode cimport PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ
+from libc.string cimport memchr, memcmp
 
 BARE_LF = "bare-lf"
 NO_COLON = "no-colon"
@@ -51,11 +52,50 @@ def join_folded(list pieces):
     return " ".join(pieces[i:])
 
 
-cdef tuple _walk(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient, bint build):
+#: Field name as stored -> lowercased (names repeat across records; bounded).
+cdef dict _LOWER = {}
+
+
+cdef inline str _lower(str name):
+    key = _LOWER.get(name)
+    if key is None:
+        key = name.lower()
+        if len(_LOWER) >= 4096:
+            _LOWER.clear()
+        _LOWER[name] = key
+    return <str>key
+
+
+#: Per field position: the name bytes last seen there and their lowercased str, so the
+#: fields of a file's heads (in the same order, mostly) are grouped under the same keys
+#: without decoding or hashing their names again.
+cdef list _SEEN_RAW = []
+cdef list _SEEN_KEY = []
+
+
+cdef str _name_key(bytes buf, const unsigned char* p, Py_ssize_t a, Py_ssize_t b, Py_ssize_t i):
+    """The lowercased name ``buf[a:b]`` of the field at position *i*."""
+    cdef bytes raw
+    if i < len(_SEEN_RAW):
+        raw = <bytes>_SEEN_RAW[i]
+        if len(raw) == b - a and memcmp(<const char*>raw, p + a, b - a) == 0:
+            return <str>_SEEN_KEY[i]
+    key = _lower(buf[a:b].decode("ascii", "surrogateescape"))
+    if i < 64:
+        while len(_SEEN_RAW) <= i:
+            _SEEN_RAW.append(None)
+            _SEEN_KEY.append(None)
+        _SEEN_RAW[i] = buf[a:b]
+        _SEEN_KEY[i] = key
+    return key
+
+
+cdef tuple _walk(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient, int build):
     """The field lines of ``buf[start:end]``, as parse_fields reads them.
 
-    Returns ``(fields, warnings, warc_type, content_length)``: *fields* only when
-    *build* (else ``None``); the first WARC-Type and Content-Length values either way.
+    Returns ``(fields, warnings, warc_type, content_length)``: *fields* a list of
+    ``(name, value)`` when *build* is 1, ``{lowercased name: [values]}`` when 2, else
+    ``None``; the first WARC-Type and Content-Length values either way.
     """
     cdef const unsigned char* p = buf
     cdef Py_ssize_t n = len(buf)
@@ -63,7 +103,10 @@ cdef tuple _walk(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient, bint
     cdef const unsigned char* hit
     cdef bint ok, any_field = False
     cdef int last = 0  # 1: the field just taken is the first WARC-Type, 2: first Content-Length
-    cdef list fields = [] if build else None
+    cdef list fields = [] if build == 1 else None
+    cdef dict groups = {} if build == 2 else None
+    cdef list values = None  # (build 2) the values of the last field's name
+    cdef Py_ssize_t count = 0  # fields taken
     cdef list warnings = []
     cdef list fold = None  # the last field's value and continuation lines so far
     wtype = None
@@ -97,7 +140,12 @@ cdef tuple _walk(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient, bint
                 while ve > vs and _ws(p[ve - 1]):
                     ve -= 1
                 if fold is None:
-                    fold = [fields[len(fields) - 1][1] if build else (wtype if last == 1 else cl_text)]
+                    if build == 1:
+                        fold = [fields[len(fields) - 1][1]]
+                    elif build == 2:
+                        fold = [values[len(values) - 1]]
+                    else:
+                        fold = [wtype if last == 1 else cl_text]
                 fold.append(buf[vs:ve].decode("utf-8", "surrogateescape"))
             pos = nl + 1
             continue
@@ -129,8 +177,10 @@ cdef tuple _walk(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient, bint
                 continue
         if fold is not None:
             value = join_folded(fold)
-            if build:
+            if build == 1:
                 fields[len(fields) - 1] = (fields[len(fields) - 1][0], value)
+            elif build == 2:
+                values[len(values) - 1] = value
             if last == 1:
                 wtype = value
             elif last == 2:
@@ -150,8 +200,18 @@ cdef tuple _walk(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient, bint
             while ve > vs and _ws(p[ve - 1]):
                 ve -= 1
             value = buf[vs:ve].decode("utf-8", "surrogateescape")
-            if build:
+            if build == 1:
                 fields.append((buf[a:b].decode("ascii", "surrogateescape"), value))
+            elif build == 2:
+                key = _name_key(buf, p, a, b, count)
+                got = groups.get(key)
+                if got is None:
+                    values = [value]
+                    groups[key] = values
+                else:
+                    values = <list>got
+                    values.append(value)
+                count += 1
             if last == 1:
                 wtype = value
             elif last == 2:
@@ -159,18 +219,20 @@ cdef tuple _walk(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient, bint
         pos = nl + 1
     if fold is not None:
         value = join_folded(fold)
-        if build:
+        if build == 1:
             fields[len(fields) - 1] = (fields[len(fields) - 1][0], value)
+        elif build == 2:
+            values[len(values) - 1] = value
         if last == 1:
             wtype = value
         elif last == 2:
             cl_text = value
-    return fields, warnings, wtype, cl_text
+    return fields if build != 2 else groups, warnings, wtype, cl_text
 
 
 def parse_fields(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient):
     """See warckit._speedups._headers_py.parse_fields."""
-    fields, warnings, _wtype, _cl = _walk(buf, start, end, lenient, True)
+    fields, warnings, _wtype, _cl = _walk(buf, start, end, lenient, 1)
     return fields, warnings
 
 
@@ -187,7 +249,7 @@ cdef tuple _head(bytes buf, Py_ssize_t pos, Py_ssize_t head_end, bint lenient, b
         fields_end = head_end - 2
     else:
         fields_end = head_end - 1
-    fields, warnings, wtype, cl_text = _walk(buf, line_end + 1, fields_end, lenient, build)
+    fields, warnings, wtype, cl_text = _walk(buf, line_end + 1, fields_end, lenient, 1 if build else 0)
     return version, _valid_version(version), line_end + 1, fields, warnings, wtype, cl_text
 
 
@@ -217,20 +279,6 @@ def field_map(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient):
     return fields, concurrent
 
 
-#: Field name as stored -> lowercased (names repeat across records; bounded).
-cdef dict _LOWER = {}
-
-
-cdef inline str _lower(str name):
-    key = _LOWER.get(name)
-    if key is None:
-        key = name.lower()
-        if len(_LOWER) >= 4096:
-            _LOWER.clear()
-        _LOWER[name] = key
-    return <str>key
-
-
 def group_fields(fields):
     """See warckit._speedups._headers_py.group_fields."""
     cdef dict groups = {}
@@ -246,18 +294,7 @@ def group_fields(fields):
 
 def field_groups(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient):
     """See warckit._speedups._headers_py.field_groups."""
-    cdef dict groups = {}
-    cdef tuple field
-    cdef str key
-    fields = _walk(buf, start, end, lenient, True)[0]
-    for field in <list>fields:
-        key = _lower(<str>field[0])
-        got = groups.get(key)
-        if got is None:
-            groups[key] = [field[1]]
-        else:
-            (<list>got).append(field[1])
-    return groups
+    return _walk(buf, start, end, lenient, 2)[0]
 
 
 cdef inline bint _crlf(const unsigned char* p, Py_ssize_t i, Py_ssize_t end):
@@ -373,6 +410,17 @@ cdef frozenset _WTYPES = frozenset(
 cdef frozenset _TRUNCATIONS = frozenset(("length", "time", "disconnect", "unspecified"))
 
 
+cdef struct _Str:
+    # A str's characters, read without a bounds check per character.
+    int kind
+    void* data
+    Py_ssize_t n
+
+
+cdef inline Py_UCS4 _at(_Str* s, Py_ssize_t i):
+    return PyUnicode_READ(s.kind, s.data, i)
+
+
 cdef inline bint _tc(Py_UCS4 c):
     return c < 128 and _TOKEN[c]
 
@@ -385,17 +433,17 @@ cdef inline bint _uri_char(Py_UCS4 c):
     return c > 32 and c != 127 and c != 60 and c != 62 and c != 34  # not CTL/SP, '<', '>', '"'
 
 
-cdef Py_ssize_t _scheme_colon(str s, Py_ssize_t i, Py_ssize_t n):
+cdef Py_ssize_t _scheme_colon(_Str* s, Py_ssize_t i, Py_ssize_t n):
     """``[A-Za-z][A-Za-z0-9+\\-.]*:`` at *i* (before *n*): the index after ':', or -1."""
     cdef Py_UCS4 c
     if i >= n:
         return -1
-    c = s[i]
+    c = _at(s, i)
     if not (65 <= c <= 90 or 97 <= c <= 122):
         return -1
     i += 1
     while i < n:
-        c = s[i]
+        c = _at(s, i)
         if c == 58:
             return i + 1
         if not (65 <= c <= 90 or 97 <= c <= 122 or 48 <= c <= 57 or c == 43 or c == 45 or c == 46):
@@ -404,40 +452,40 @@ cdef Py_ssize_t _scheme_colon(str s, Py_ssize_t i, Py_ssize_t n):
     return -1
 
 
-cdef bint _uri(str s):
-    cdef Py_ssize_t n = len(s), i = _scheme_colon(s, 0, n)
+cdef bint _uri(_Str* s):
+    cdef Py_ssize_t n = s.n, i = _scheme_colon(s, 0, n)
     if i < 0:
         return False
     while i < n:
-        if not _uri_char(s[i]):
+        if not _uri_char(_at(s, i)):
             return False
         i += 1
     return True
 
 
-cdef bint _bracketed(str s):
-    cdef Py_ssize_t n = len(s), i
-    if n < 2 or s[0] != 60 or s[n - 1] != 62:
+cdef bint _bracketed(_Str* s):
+    cdef Py_ssize_t n = s.n, i
+    if n < 2 or _at(s, 0) != 60 or _at(s, n - 1) != 62:
         return False
     i = _scheme_colon(s, 1, n - 1)
     if i < 0 or i >= n - 1:
         return False
     while i < n - 1:
-        if not _uri_char(s[i]):
+        if not _uri_char(_at(s, i)):
             return False
         i += 1
     return True
 
 
-cdef bint _digits(str s, bint nonzero):
+cdef bint _digits(_Str* s, bint nonzero):
     """``[0-9]+`` (with *nonzero*: ``0*[1-9][0-9]*``)."""
-    cdef Py_ssize_t n = len(s), i
+    cdef Py_ssize_t n = s.n, i
     cdef bint seen = False
     cdef Py_UCS4 c
     if n == 0:
         return False
     for i in range(n):
-        c = s[i]
+        c = _at(s, i)
         if not _dg(c):
             return False
         if c != 48:
@@ -445,31 +493,31 @@ cdef bint _digits(str s, bint nonzero):
     return seen or not nonzero
 
 
-cdef Py_ssize_t _token_end(str s, Py_ssize_t i, Py_ssize_t n):
-    while i < n and _tc(s[i]):
+cdef Py_ssize_t _token_end(_Str* s, Py_ssize_t i, Py_ssize_t n):
+    while i < n and _tc(_at(s, i)):
         i += 1
     return i
 
 
-cdef bint _digest(str s):
-    cdef Py_ssize_t n = len(s), i = _token_end(s, 0, n), j
-    if i == 0 or i >= n or s[i] != 58:
+cdef bint _digest(_Str* s):
+    cdef Py_ssize_t n = s.n, i = _token_end(s, 0, n), j
+    if i == 0 or i >= n or _at(s, i) != 58:
         return False
     j = _token_end(s, i + 1, n)
     return j == n and j > i + 1
 
 
-cdef Py_ssize_t _ows(str s, Py_ssize_t i, Py_ssize_t n):
-    while i < n and (s[i] == 32 or s[i] == 9):
+cdef Py_ssize_t _ows(_Str* s, Py_ssize_t i, Py_ssize_t n):
+    while i < n and (_at(s, i) == 32 or _at(s, i) == 9):
         i += 1
     return i
 
 
-cdef bint _media_type(str s):
-    cdef Py_ssize_t n = len(s), i, j
+cdef bint _media_type(_Str* s):
+    cdef Py_ssize_t n = s.n, i, j
     cdef Py_UCS4 c
     i = _token_end(s, 0, n)
-    if i == 0 or i >= n or s[i] != 47:
+    if i == 0 or i >= n or _at(s, i) != 47:
         return False
     j = _token_end(s, i + 1, n)
     if j == i + 1:
@@ -480,26 +528,26 @@ cdef bint _media_type(str s):
         i = _ows(s, i, n)
         if i == n:
             return True
-        if s[i] != 59:
+        if _at(s, i) != 59:
             return False
         i = _ows(s, i + 1, n)
         if i == n:
             return True
         j = _token_end(s, i, n)
-        if j == i or j >= n or s[j] != 61:
+        if j == i or j >= n or _at(s, j) != 61:
             return False
         i = j + 1
-        if i < n and s[i] == 34:  # quoted-string: (?:[^"\\]|\\.)* then '"'
+        if i < n and _at(s, i) == 34:  # quoted-string: (?:[^"\\]|\\.)* then '"'
             i += 1
             while True:
                 if i >= n:
                     return False
-                c = s[i]
+                c = _at(s, i)
                 if c == 34:
                     i += 1
                     break
                 if c == 92:
-                    if i + 1 >= n or s[i + 1] == 10:
+                    if i + 1 >= n or _at(s, i + 1) == 10:
                         return False
                     i += 2
                 else:
@@ -511,27 +559,27 @@ cdef bint _media_type(str s):
             i = j
 
 
-cdef bint _ipv4(str s):
-    cdef Py_ssize_t n = len(s), i = 0, start
+cdef bint _ipv4(_Str* s):
+    cdef Py_ssize_t n = s.n, i = 0, start
     cdef int part, value
     for part in range(4):
         if part:
-            if i >= n or s[i] != 46:
+            if i >= n or _at(s, i) != 46:
                 return False
             i += 1
         start = i
         value = 0
-        while i < n and _dg(s[i]) and i - start < 3:
-            value = value * 10 + (<int>s[i] - 48)
+        while i < n and _dg(_at(s, i)) and i - start < 3:
+            value = value * 10 + (<int>_at(s, i) - 48)
             i += 1
-        if i == start or value > 255 or (i - start > 1 and s[start] == 48):
+        if i == start or value > 255 or (i - start > 1 and _at(s, start) == 48):
             return False
     return i == n
 
 
-cdef bint _date(str s, bint fraction_ok):
+cdef bint _date(_Str* s, bint fraction_ok):
     """WARC 1.0's ``YYYY-MM-DDThh:mm:ssZ`` or (*fraction_ok*) WARC 1.1's forms."""
-    cdef Py_ssize_t n = len(s), i
+    cdef Py_ssize_t n = s.n, i
     cdef const char* shape = b"dddd-dd-ddTdd:dd:ddZ"
     cdef Py_ssize_t upto
     cdef Py_UCS4 c
@@ -549,46 +597,53 @@ cdef bint _date(str s, bint fraction_ok):
     else:
         return False
     for i in range(upto):
-        c = s[i]
+        c = _at(s, i)
         if shape[i] == 100:  # 'd'
             if not _dg(c):
                 return False
         elif c != <Py_UCS4>shape[i]:
             return False
     if n == 17:
-        return s[16] == 90
+        return _at(s, 16) == 90
     if upto == 19:
-        if s[19] != 46 or s[n - 1] != 90:
+        if _at(s, 19) != 46 or _at(s, n - 1) != 90:
             return False
         for i in range(20, n - 1):
-            if not _dg(s[i]):
+            if not _dg(_at(s, i)):
                 return False
     return True
 
 
 cdef bint _accept(int kind, str value) except -1:
+    cdef _Str v
+    cdef _Str* s = &v
+    if value is None:
+        raise TypeError("expected string or bytes-like object, got 'NoneType'")
+    v.kind = PyUnicode_KIND(value)
+    v.data = PyUnicode_DATA(value)
+    v.n = PyUnicode_GET_LENGTH(value)
     if kind == 0:
-        return _uri(value)
+        return _uri(s)
     if kind == 1:
-        return _bracketed(value)
+        return _bracketed(s)
     if kind == 2:
-        return _digits(value, False)
+        return _digits(s, False)
     if kind == 3:
-        return _media_type(value)
+        return _media_type(s)
     if kind == 4:
-        return _ipv4(value)
+        return _ipv4(s)
     if kind == 5:
-        return _digest(value)
+        return _digest(s)
     if kind == 6:
         return value in _WTYPES
     if kind == 7:
         return value in _TRUNCATIONS
     if kind == 8:
-        return _digits(value, True)
+        return _digits(s, True)
     if kind == 9:
-        return _date(value, False)
+        return _date(s, False)
     if kind == 10:
-        return _date(value, True)
+        return _date(s, True)
     raise IndexError("tuple index out of range")
 
 
