@@ -329,8 +329,8 @@ class _FileState:
     def record_seen(self, rid: str | None, offset: int, rtype: str, block: str, payload: str,
                     refs: _Refs | None) -> None:
         """The record's ID (a repeat is a finding), report (type and digest states) and references."""
+        ids = self.ids
         if rid is not None:
-            ids = self.ids
             if rid in ids:
                 self.add("duplicate-record-id", "error", f"WARC-Record-ID {rid} already used at offset "
                          f"{ids[rid]}", offset, "WARC-Record-ID")
@@ -340,7 +340,6 @@ class _FileState:
         if refs:
             # A reference to a record seen already is resolved now; only the others are
             # kept to the end (a file's references would otherwise be kept whole).
-            ids = self.ids
             self.refs.extend(ref for ref in refs if ref[1] not in ids)
 
 
@@ -380,6 +379,7 @@ def _walk(reader: Any, state: Any, name: str, verify: bool, end: int | None = No
     report = state.report
     record_start = state.record_start
     record_seen = state.record_seen
+    ids = state.ids  # (read only here: record_seen adds to it)
     validate = _validate.validate_grouped
     done = len(issues)  # findings up to the end of the last record checked
     for rec in reader:
@@ -444,8 +444,17 @@ def _walk(reader: Any, state: Any, name: str, verify: bool, end: int | None = No
             add("multi-record-member", "error",
                 "the record does not start its own gzip member (record-at-a-time "
                 "compression, WARC 1.1 Annex D)", offset)
-        refs: _Refs | None = [(fname, value.strip(), offset) for fname, key in _REFERENCES if key in grouped
-                              for value in grouped[key]] or None
+        # The references to no record seen so far (the others are resolved now).
+        refs: _Refs | None = None
+        for fname, key in _REFERENCES:
+            values = grouped.get(key)
+            if values is not None:
+                for value in values:
+                    value = value.strip()
+                    if value not in ids and value != rid:
+                        if refs is None:
+                            refs = []
+                        refs.append((fname, value, offset))
         if not verify:
             record_seen(rid, offset, rtype, "unchecked", "unchecked", refs)
         elif later is None:
