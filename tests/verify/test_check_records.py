@@ -144,7 +144,7 @@ def _spy_on_records_seen(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     taken: list[bool] = []
     seen = _FileState.records_seen
 
-    def spy(self: _FileState, records: RecordReports, refs: list[tuple[int, object]]) -> bool:
+    def spy(self: _FileState, records: RecordReports, refs: list[tuple[str, str, int]]) -> bool:
         taken.append(seen(self, records, refs))  # type: ignore[arg-type]
         return taken[-1]
 

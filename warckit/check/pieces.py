@@ -17,7 +17,8 @@ here, from its start to the end of the file.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from array import array
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..errors import Issue
@@ -38,6 +39,47 @@ _ALL_TYPES = frozenset(
 _SEEN = 1
 
 
+class _Pending:
+    """A piece's references to no record of the piece read before them, flat: record
+    number, field, value and offset each. Values are interned (most name the warcinfo
+    record, in another piece), so a piece of many records pickles small."""
+
+    __slots__ = ("fields", "numbers", "offsets", "values")
+
+    def __init__(self) -> None:
+        self.numbers = array("q")
+        self.fields: list[str] = []
+        self.values: list[str] = []
+        self.offsets = array("q")
+
+    def add(self, number: int, refs: list[tuple[str, str, int]], interned: dict[str, str]) -> None:
+        for fname, value, offset in refs:
+            self.numbers.append(number)
+            self.fields.append(fname)
+            self.values.append(interned.setdefault(value, value))
+            self.offsets.append(offset)
+
+    def __len__(self) -> int:
+        return len(self.numbers)
+
+    def __iter__(self) -> Iterator[tuple[str, str, int]]:
+        """The references ``(field, value, offset)`` in order."""
+        return zip(self.fields, self.values, self.offsets)
+
+    def by_record(self) -> dict[int, list[tuple[str, str, int]]]:
+        """``{record number: its references}``."""
+        out: dict[int, list[tuple[str, str, int]]] = {}
+        for number, ref in zip(self.numbers, self):
+            out.setdefault(number, []).append(ref)
+        return out
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return (self.numbers, self.fields, self.values, self.offsets)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self.numbers, self.fields, self.values, self.offsets = state
+
+
 class _Recorder:
     """Stands in for the file's state in a child: keeps the findings in order, with a
     marker where each record was seen, the records themselves (compactly), the
@@ -48,7 +90,8 @@ class _Recorder:
         self.issues: list[Any] = []
         self.first = False  # the first record of the file is in the first piece
         self.ids: set[str] = set()
-        self.refs: list[tuple[int, list[tuple[str, str, int]]]] = []  # (record number, its refs)
+        self.refs = _Pending()
+        self._interned: dict[str, str] = {}
         self.last: tuple[int, int] | None = None  # (offset, index in issues)
 
     def record_start(self, offset: int) -> None:
@@ -63,7 +106,7 @@ class _Recorder:
             ids = self.ids
             pending = [ref for ref in refs if ref[1] not in ids]
             if pending:
-                self.refs.append((len(records), pending))
+                self.refs.add(len(records), pending, self._interned)
         records.add(offset, rtype, rid, block, payload)
         self.issues.append(_SEEN)
 
@@ -79,8 +122,7 @@ def _check_piece(check_span: SpanChecker, path: str, report: Any, verify: bool, 
             report.compression)
 
 
-def _replay(state: Any, events: list[Any], records: Any, refs: list[tuple[int, Any]],
-            last: tuple[int, int] | None) -> None:
+def _replay(state: Any, events: list[Any], records: Any, refs: _Pending, last: tuple[int, int] | None) -> None:
     """Feed a piece's findings and records into the file's state, in their order."""
     if (len(events) == len(records) and events.count(_SEEN) == len(events)
             and state.records_seen(records, refs)):
@@ -91,7 +133,7 @@ def _replay(state: Any, events: list[Any], records: Any, refs: list[tuple[int, A
     issues = state.issues
     record_seen = state.record_seen
     rows = iter(records)
-    pending = dict(refs)  # {record number: its references}
+    pending = refs.by_record()
     last_at = last[1] if last is not None else -1
     n = 0
     for i, event in enumerate(events):

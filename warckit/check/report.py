@@ -343,10 +343,10 @@ class _FileState:
             self.refs.extend(ref for ref in refs if ref[1] not in ids)
 
 
-    def records_seen(self, records: RecordReports, refs: list[tuple[int, _Refs]]) -> bool:
+    def records_seen(self, records: RecordReports, refs: Iterable[tuple[str, str, int]]) -> bool:
         """:meth:`record_seen` for many records at once (a piece checked in another process),
         where seeing them finds nothing: False, with nothing done, when one of their IDs was
-        seen before or repeats among them. *refs* are their references by record number.
+        seen before or repeats among them. *refs* are their references, in order.
 
         A reference is kept when it names no record of the file read so far: one naming a
         later record of *records* is dropped, as it would be found at the end anyway.
@@ -358,7 +358,7 @@ class _FileState:
             return False
         ids.update(new)
         self.report.records.extend(records)
-        self.refs.extend(ref for _, pending in refs for ref in pending if ref[1] not in ids)
+        self.refs.extend(ref for ref in refs if ref[1] not in ids)
         return True
 
 
