@@ -193,7 +193,7 @@ def test_worker_returns_streamed_reports(monkeypatch: pytest.MonkeyPatch) -> Non
     src = CORPUS / "warcio/example-iana.org-chunked.warc"
     if not src.exists():
         pytest.skip("corpus not available")
-    monkeypatch.setattr(verify, "_scan", lambda record: None)  # every record streams (forked: inherited)
+    monkeypatch.setattr(verify, "_scan", lambda record, block=None: None)  # every record streams (forked: inherited)
     result = verify._Forked(str(src), 0, None).result()
     assert result is not None
     items = list(result[0])

@@ -230,14 +230,16 @@ class FileReport:
         }
 
 
-def _check_record(rec: Any, add: Callable[..., None], grouped: dict[str, list[str]]) -> tuple[str, str]:
+def _check_record(rec: Any, add: Callable[..., None], grouped: dict[str, list[str]],
+                  block: bytes | None = None) -> tuple[str, str]:
     """The digest findings of one record: the checks of :func:`warckit.verify_digests`.
 
-    *grouped* is the record's fields by lowercased name. Returns the record's block and
-    payload digest states (:attr:`RecordReport.block_digest`, ``payload_digest``).
+    *grouped* is the record's fields by lowercased name, *block* the whole block when it
+    was peeked already. Returns the record's block and payload digest states
+    (:attr:`RecordReport.block_digest`, ``payload_digest``).
     """
     block_state = payload_state = "absent"
-    packed = _scan(rec)
+    packed = _scan(rec, block)
     if (packed is not None and (packed[0] is not None) == ("warc-block-digest" in grouped)
             and (packed[2] is not None) == ("warc-payload-digest" in grouped)):
         # The fast path checked every digest the record declares (each a well-formed
@@ -275,11 +277,11 @@ def _check_record(rec: Any, add: Callable[..., None], grouped: dict[str, list[st
             add("bad-digest-value", "error", f"{name} {d}: value is neither base32, base16 nor "
                 "base64 of the right length", rec.offset, name)
     result = verify_digests(rec)
-    block, payload = result.block, result.payload
-    if block is not None and declared["WARC-Block-Digest"] is not None:
-        block_state = "unchecked" if block.ok is None else "pass" if block.ok else "fail"
-        if block.ok is False:
-            add("block-digest-mismatch", "error", f"WARC-Block-Digest {block.declared} does not match "
+    block_result, payload = result.block, result.payload
+    if block_result is not None and declared["WARC-Block-Digest"] is not None:
+        block_state = "unchecked" if block_result.ok is None else "pass" if block_result.ok else "fail"
+        if block_result.ok is False:
+            add("block-digest-mismatch", "error", f"WARC-Block-Digest {block_result.declared} does not match "
                 "the block", rec.offset, "WARC-Block-Digest")
     if payload is not None and declared["WARC-Payload-Digest"] is not None:
         if payload.ok is None:
@@ -422,11 +424,12 @@ def _walk(reader: Any, state: Any, name: str, verify: bool, end: int | None = No
         rids = grouped.get("warc-record-id")  # (record.record_id: the first value)
         rid = rids[0] if rids else None
         later: list[Any] | None = None
+        block = None
         if verify:
             if size < _STREAMED:
                 # Read the block into the record now: asking for its length (below)
                 # before the block is read would copy it into a spool.
-                rec.peek_block(size)
+                block = rec.peek_block(size)
             else:
                 # A large block streams through the digests before its length is asked
                 # for (else it went through a spool, on disk past 1 MiB). What that
@@ -459,14 +462,14 @@ def _walk(reader: Any, state: Any, name: str, verify: bool, end: int | None = No
             record_seen(rid, offset, rtype, "unchecked", "unchecked", refs)
         elif later is None:
             mark = len(issues)
-            block, payload_state = _check_record(rec, add, grouped)
+            block_state, payload_state = _check_record(rec, add, grouped, block)
             if len(issues) == mark:
-                record_seen(rid, offset, rtype, block, payload_state, refs)
+                record_seen(rid, offset, rtype, block_state, payload_state, refs)
             else:
                 # The digest findings follow what seeing the record finds (a repeated ID).
                 during = issues[mark:]
                 del issues[mark:]
-                record_seen(rid, offset, rtype, block, payload_state, refs)
+                record_seen(rid, offset, rtype, block_state, payload_state, refs)
                 issues.extend(during)
         else:
             record_seen(rid, offset, rtype, digests[0], digests[1], refs)

@@ -230,8 +230,12 @@ def _hasher(d: Digest | None) -> Any:
 _FAST_CLASSES = frozenset({Warcinfo, Request, Response, Resource, Metadata, Revisit, Conversion, Continuation})
 
 
-def _scan(record: WarcRecord) -> _PackedReport | None:
-    """The fast path: the whole block buffered, one helper call; ``None`` to stream instead."""
+def _scan(record: WarcRecord, block: bytes | None = None) -> _PackedReport | None:
+    """The fast path: the whole block buffered, one helper call; ``None`` to stream instead.
+
+    *block* is what ``record.peek_block(record.content_length)`` returned, when the caller
+    has peeked already.
+    """
     cls = type(record)
     if cls not in _FAST_CLASSES:
         return None
@@ -241,10 +245,11 @@ def _scan(record: WarcRecord) -> _PackedReport | None:
     fields = record.headers.raw
     if fields is None:
         return None
-    try:
-        block = record.peek_block(size)
-    except StaleRecordError:
-        return None  # the streaming path raises its own error
+    if block is None:
+        try:
+            block = record.peek_block(size)
+        except StaleRecordError:
+            return None  # the streaming path raises its own error
     if len(block) != size:
         return None
     return _vf.scan_record(fields, cls.type_name, block)  # type: ignore[arg-type]
