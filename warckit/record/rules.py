@@ -356,15 +356,21 @@ class _Plan:
     ``(key, kind)`` pairs: one call of ``accept_values`` (compiled) says every value is fine.
     """
 
-    __slots__ = ("findings", "quick", "steps")
+    __slots__ = ("clean", "findings", "quick", "steps")
 
-    def __init__(self, steps: tuple[_Step, ...]) -> None:
+    def __init__(self, steps: tuple[_Step, ...], rtype: str, grouped: dict[str, list[str]]) -> None:
         self.steps = steps
         self.findings = tuple((code, rule.name, message) for rule, _, found, _ in steps for code, message in found)
         quick = [(key, kind) for _, key, _, kind in steps if key is not None]
         self.quick: tuple[tuple[str, int], ...] | None = tuple(quick)  # type: ignore[arg-type]
         if not quick or any(kind is None for _, kind in quick):
             self.quick = None
+        #: Whether heads of this shape whose values pass the quick tests break no rule: no
+        #: finding from the shape, and no conditional rule that applies (they depend on the
+        #: record type and which fields occur, both part of the shape).
+        self.clean = self.quick is not None and not self.findings and (
+            rtype not in _ALL or (rtype != "revisit" and "warc-segment-number" not in grouped
+                                  and (rtype == "continuation" or "content-type" in grouped)))
 
 
 _PLANS: dict[tuple[object, ...], _Plan] = {}
@@ -411,7 +417,7 @@ def _plan(table: RuleTable, version: str, rtype: str, known: bool, grouped: dict
         if found or checked:
             steps.append((rule, key if checked else None, tuple(found), _accept(rule.syntax, version)))
         found.clear()
-    plan = _Plan(tuple(steps))
+    plan = _Plan(tuple(steps), rtype, grouped)
     if len(_PLANS) >= _PLANS_MAX:
         _PLANS.clear()
     _PLANS[shape] = plan
@@ -428,15 +434,17 @@ def validate_grouped(
 ) -> tuple[Issue, ...]:
     """:func:`validate_headers` on a head's fields grouped by lowercased name
     (``{name: [values in order]}``), for a caller that has them grouped already."""
+    wtype_values = grouped.get("warc-type")
+    rtype = wtype_values[0].strip() if wtype_values else ""
+    plan = _PLANS.get((version, rtype, tuple(grouped), tuple(map(len, grouped.values()))))
+    if plan is not None and plan.clean and _accept_values(grouped, plan.quick or ()):
+        return ()  # (the common case: a head of a shape that breaks no rule, every value fine)
     issues: list[Issue] = []
 
     def add(code: str, severity: str, name: str, message: str) -> None:
         issues.append(Issue(code, message, severity, offset, source, name))
 
-    wtype_values = grouped.get("warc-type")
-    rtype = wtype_values[0].strip() if wtype_values else ""
     known = rtype in _ALL
-    plan = _PLANS.get((version, rtype, tuple(grouped), tuple(map(len, grouped.values()))))
     if plan is None:
         plan = _plan(rules_for(version), version, rtype, known, grouped)
     quick = plan.quick
