@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .report import FileReport, RecordReport, RecordReports, check_file, check_files, iter_check_files
+from .records import RecordReport, RecordReports
+from .report import FileReport, check_file, check_files, iter_check_files
 from .verify import DigestReport, DigestResult, verify_digests, verify_file
 
 __all__ = [
