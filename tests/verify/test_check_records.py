@@ -136,6 +136,9 @@ def test_records_extend_at_once_or_one_by_one() -> None:
     records.extend(iter(_SAMPLE[3:]))
     assert records == _SAMPLE
     assert pickle.loads(pickle.dumps(records)) == _SAMPLE
+    assert records.unique_ids() == {"<urn:uuid:a>": 0, "<urn:uuid:b>": 312, "<urn:uuid:c>": 1 << 40}
+    records.add(7, "response", "<urn:uuid:b>")
+    assert records.unique_ids() is None
 
 
 def _spy_on_records_seen(monkeypatch: pytest.MonkeyPatch) -> list[bool]:

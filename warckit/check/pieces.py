@@ -102,11 +102,8 @@ class _Recorder:
         records = self.report.records
         if rid is not None:
             self.ids.add(rid)
-        if refs:
-            ids = self.ids
-            pending = [ref for ref in refs if ref[1] not in ids]
-            if pending:
-                self.refs.add(len(records), pending, self._interned)
+        if refs:  # (those naming no record of the piece read so far: _walk kept only them)
+            self.refs.add(len(records), refs, self._interned)
         records.add(offset, rtype, rid, block, payload)
         self.issues.append(_SEEN)
 

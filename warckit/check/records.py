@@ -84,6 +84,12 @@ class RecordReports(Sequence[RecordReport]):
             for rr in reports:
                 self.append(rr)
 
+    def unique_ids(self) -> dict[str, int] | None:
+        """``{WARC-Record-ID: offset}`` of the records that have one; ``None`` when an ID repeats."""
+        ids = self._ids
+        found = {rid: offset for rid, offset in zip(ids, self._offsets) if rid is not None}
+        return found if len(found) == len(ids) - ids.count(None) else None
+
     def set_digests(self, block_digest: str, payload_digest: str) -> None:
         """Set the digest states of the last record."""
         self._digests[-2:] = bytes((_STATE_CODES[block_digest], _STATE_CODES[payload_digest]))

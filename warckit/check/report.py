@@ -229,9 +229,8 @@ class _FileState:
         later record of *records* is dropped, as it would be found at the end anyway.
         """
         ids = self.ids
-        rids = records._ids
-        new = {rid: offset for rid, offset in zip(rids, records._offsets) if rid is not None}
-        if len(new) != len(rids) - rids.count(None) or not new.keys().isdisjoint(ids):
+        new = records.unique_ids()
+        if new is None or not new.keys().isdisjoint(ids):
             return False
         ids.update(new)
         self.report.records.extend(records)
