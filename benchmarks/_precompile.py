@@ -14,6 +14,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def precompile() -> None:
-    """Write the ``__pycache__`` files of the warckit package in the checkout."""
-    compileall.compile_dir(str(ROOT / "warckit"), quiet=1)
+def precompile(root: Path = ROOT) -> None:
+    """Write the ``__pycache__`` files of the warckit package in the checkout *root*."""
+    compileall.compile_dir(str(root / "warckit"), quiet=1)

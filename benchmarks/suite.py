@@ -376,6 +376,8 @@ def main() -> None:
     from _precompile import precompile
 
     precompile()  # as pip install does (see _precompile.py)
+    if BASELINE is not None:
+        precompile(BASELINE)  # (or the @base rows would pay the compiling at every start)
     status = build_status()
     if BASELINE is not None:
         status_base = build_status("warckit@base")
