@@ -94,7 +94,8 @@ cdef tuple _walk(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient, int 
     """The field lines of ``buf[start:end]``, as parse_fields reads them.
 
     Returns ``(fields, warnings, warc_type, content_length)``: *fields* a list of
-    ``(name, value)`` when *build* is 1, ``{lowercased name: [values]}`` when 2, else
+    ``(name, value)`` when *build* is 1, ``{lowercased name: [values]}`` when 2,
+    ``({lowercased name: first value}, [WARC-Concurrent-To values])`` when 3, else
     ``None``; the first WARC-Type and Content-Length values either way.
     """
     cdef const unsigned char* p = buf
@@ -106,6 +107,10 @@ cdef tuple _walk(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient, int 
     cdef list fields = [] if build == 1 else None
     cdef dict groups = {} if build == 2 else None
     cdef list values = None  # (build 2) the values of the last field's name
+    cdef dict firsts = {} if build == 3 else None
+    cdef list concurrent = [] if build == 3 else None
+    cdef int fold_to = 0  # (build 3) a fold of the last field goes to 1: firsts[first_key], 2: concurrent[-1]
+    first_key = None
     cdef Py_ssize_t count = 0  # fields taken
     cdef list warnings = []
     cdef list fold = None  # the last field's value and continuation lines so far
@@ -144,6 +149,8 @@ cdef tuple _walk(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient, int 
                         fold = [fields[len(fields) - 1][1]]
                     elif build == 2:
                         fold = [values[len(values) - 1]]
+                    elif build == 3:
+                        fold = [value]
                     else:
                         fold = [wtype if last == 1 else cl_text]
                 fold.append(buf[vs:ve].decode("utf-8", "surrogateescape"))
@@ -181,6 +188,8 @@ cdef tuple _walk(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient, int 
                 fields[len(fields) - 1] = (fields[len(fields) - 1][0], value)
             elif build == 2:
                 values[len(values) - 1] = value
+            elif build == 3:
+                _refold(firsts, concurrent, fold_to, first_key, value)
             if last == 1:
                 wtype = value
             elif last == 2:
@@ -212,6 +221,17 @@ cdef tuple _walk(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient, int 
                     values = <list>got
                     values.append(value)
                 count += 1
+            elif build == 3:
+                key = _name_key(buf, p, a, b, count)
+                count += 1
+                fold_to = 0
+                if key not in firsts:
+                    firsts[key] = value
+                    first_key = key
+                    fold_to = 1
+                if len(<str>key) == 18 and key == "warc-concurrent-to":
+                    concurrent.append(value)
+                    fold_to |= 2
             if last == 1:
                 wtype = value
             elif last == 2:
@@ -223,11 +243,24 @@ cdef tuple _walk(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient, int 
             fields[len(fields) - 1] = (fields[len(fields) - 1][0], value)
         elif build == 2:
             values[len(values) - 1] = value
+        elif build == 3:
+            _refold(firsts, concurrent, fold_to, first_key, value)
         if last == 1:
             wtype = value
         elif last == 2:
             cl_text = value
+    if build == 3:
+        return (firsts, concurrent), warnings, wtype, cl_text
     return fields if build != 2 else groups, warnings, wtype, cl_text
+
+
+cdef inline int _refold(dict firsts, list concurrent, int fold_to, object first_key, object value) except -1:
+    """(build 3) Put the folded value of the last field where its unfolded one went."""
+    if fold_to & 1:
+        firsts[first_key] = value
+    if fold_to & 2:
+        concurrent[len(concurrent) - 1] = value
+    return 0
 
 
 def parse_fields(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient):
@@ -266,17 +299,7 @@ def scan_head(bytes buf, Py_ssize_t pos, Py_ssize_t head_end, bint lenient):
 
 def field_map(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient):
     """See warckit._speedups._headers_py.field_map."""
-    cdef dict fields = {}
-    cdef list concurrent = []
-    cdef str name, key
-    parsed, _warnings = parse_fields(buf, start, end, lenient)
-    for name, value in parsed:
-        key = name.lower()
-        if key not in fields:
-            fields[key] = value
-        if len(key) == 18 and key == "warc-concurrent-to":
-            concurrent.append(value)
-    return fields, concurrent
+    return _walk(buf, start, end, lenient, 3)[0]
 
 
 def group_fields(fields):

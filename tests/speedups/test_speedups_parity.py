@@ -198,6 +198,18 @@ def test_field_map_is_first_value_by_name(buf: bytes, lenient: bool) -> None:
         assert results[0] == ("ok", (want, conc))
 
 
+@pytest.mark.parametrize("impl", HEADER_PARAMS)
+def test_field_map_folded_values(impl) -> None:  # type: ignore[no-untyped-def]
+    """A folded line continues the value where it went: the first value of its name, the
+    last Concurrent-To, both, or (a repeated name) neither."""
+    buf = (b"WARC-Concurrent-To: <a>\r\n <a2>\r\nX: 1\r\n\t2\r\nX: 3\r\n 4\r\n"
+           b"warc-concurrent-to: <b>\r\n\t<b2>\r\nY: 5\r\n")
+    assert impl.field_map(buf, 0, len(buf), False) == (
+        {"warc-concurrent-to": "<a> <a2>", "x": "1 2", "y": "5"}, ["<a> <a2>", "<b> <b2>"])
+    bare_lf = b"X: 1\n 2\nZ: 3\r\n"
+    assert impl.field_map(bare_lf, 0, len(bare_lf), True) == ({"x": "1 2", "z": "3"}, [])
+
+
 _http_first = st.one_of(
     st.sampled_from([b"HTTP/1.1 200 OK", b"HTTP/1.0 404", b"HTTP/1.1 099 X", b"HTTP/2 301 Moved Perm",
                      b"GET /a HTTP/1.1", b"POST http://x/?a=b HTTP/1.0", b"HTTP/1.1 abc HTTP/1.0",
