@@ -70,3 +70,24 @@ def test_timestamp_helpers_apply_the_offset() -> None:
     assert utc_w3c("2019-08-15T01:02") == "2019-08-15T01:02"  # no zone: read as UTC
     with pytest.raises(ValueError):
         digits_of("2020-02-30T00:30:00+01:00")
+
+
+@pytest.mark.parametrize("text", [
+    "2024-03-01T08:00:02Z", "2024-03-01T08:00:02.7Z", "2024-03-01T08:00:02.123456789Z",
+    "2024-03-01T08:00:02.1234567890Z", "2024-03-01T08:00:02.Z", " 2024-03-01T08:00:02Z",
+    "2024-03-01T08:00:02Z\n", "2024-03-01T08:00:02z", "2024-03-01T08:00:02\u0661Z",
+    "2024-13-45T99:99:99Z", "2024-03-01 08:00:02Z", "2016-12-31T23:59:60Z",
+])
+def test_utc_w3c_quick_form_is_the_full_rules(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The W3C UTC form returned as written without the full rules gives what they give."""
+    import warckit.cdx._timestamps as ts
+
+    def outcome() -> str:
+        try:
+            return ts.utc_w3c(text)
+        except ValueError as exc:
+            return f"ValueError: {exc}"
+
+    quick = outcome()
+    monkeypatch.setattr(ts, "_UTC_W3C_RE", ts.re.compile(r"(?!)"))  # never matches
+    assert quick == outcome()

@@ -41,6 +41,8 @@ _W3C_RE = re.compile(
     r"(Z|[+-]\d\d:?\d\d)?)?)?)?$"
 )
 _SEPARATORS = str.maketrans("", "", "-T:Z.")
+#: The WARC-Date of nearly every record: what :func:`utc_w3c` returns as it is.
+_UTC_W3C_RE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z", re.ASCII)
 
 
 def digits_of(timestamp: str) -> str:
@@ -102,6 +104,8 @@ def utc_w3c(timestamp: str) -> str:
     Raises:
         ValueError: Not a W3C or 14-digit timestamp.
     """
+    if _UTC_W3C_RE.fullmatch(timestamp) is not None:
+        return timestamp
     digits = digits_of(timestamp)
     text = timestamp.strip()
     if text[-1:] == "Z" or "T" not in text:

@@ -120,7 +120,7 @@ def extract(record: WarcRecord, filename: str, compute_digest: bool) -> Capture:
         cap.payload_digest = get("warc-payload-digest")
         cap.block_digest = get("warc-block-digest")
         if concurrent:
-            cap.concurrent_to = tuple(v for v in (_bare(c) for c in concurrent) if v)
+            cap.concurrent_to = tuple([v for v in map(_bare, concurrent) if v])
         cap.truncated = get("warc-truncated")
         if rtype == "revisit":
             cap.profile = record.profile_name  # type: ignore[attr-defined]
