@@ -84,9 +84,7 @@ def new_style_key(url: str, *, unicode_host: bool = False) -> str:
     """
     try:
         if _url_surt is not None:
-            # surt(url, style="new-style"), called as it calls the compiled twin (this
-            # runs for every line indexed): trailing comma, keep www, IDNA 2008, strict.
-            key = _surt_key(url, True, False, False, True, True, True)
+            key = _url_surt(url, style="new-style")
         else:
             key = _surt_key(url, trailing_comma=True, strip_www=False)
     except (WarckitError, ValueError, TypeError):

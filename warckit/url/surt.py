@@ -175,6 +175,11 @@ def surt(
             idna="2003" if idna is None else idna,
         )
     if style == "new-style":
+        if strip_www is None and idna is None:
+            # the new-style index's hot path, as surt_key below calls the compiled twin:
+            # trailing comma, keep www, reverse IPv4, IDNA 2008, strict
+            key = _impl.surt_key(url, True, False, False, True, True, True)
+            return key
         return surt_key(
             url,
             trailing_comma=True,
