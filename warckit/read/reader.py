@@ -65,45 +65,18 @@ _READAHEAD_DEFAULT = cpu_count() > 1 and os.environ.get("WARCKIT_READAHEAD", "1"
 
 
 
-#: The first read of :func:`read_record_at`'s file: a gzip member is inflated in steps of
-#: 32 KiB of input (warckit._speedups.gzipmember.STEP), so a record smaller than that
-#: needs no more; the decoder's own reads (its buffer, 64 KiB) follow if it does.
-_FIRST_READ = (1 << 15) + (1 << 12)
+class _RecordFile(io.FileIO):
+    """The file :func:`read_record_at` opened (unbuffered: most records are far smaller
+    than a buffer, and the compiled gzip decoder's random-access reads start small).
 
-
-class _RecordFile:
-    """The file :func:`read_record_at` opened, read unbuffered, its first read short.
-
-    Most records are far smaller than the decoder's input buffer, which one read would
-    fill: reading (and, through a buffer, copying) 64 KiB was a fifth of a call.
+    A record the caller drops frees its reader and this file at once; the file then
+    closes without the ResourceWarning (and its cost) of an unclosed file.
     """
 
-    __slots__ = ("_first", "_raw", "close", "fileno", "name", "read", "seek", "seekable", "tell")
+    __slots__ = ()
 
-    def __init__(self, raw: Any) -> None:
-        self._raw = raw
-        self._first = _FIRST_READ
-        self.name = raw.name
-        self.read = raw.read
-        self.seek = raw.seek
-        self.tell = raw.tell
-        self.seekable = raw.seekable
-        self.fileno = raw.fileno
-        self.close = raw.close
-
-    @property
-    def closed(self) -> bool:
-        closed: bool = self._raw.closed
-        return closed
-
-    def readinto(self, buffer: Any) -> int | None:
-        first, self._first = self._first, 0
-        if first and len(buffer) > first:
-            with memoryview(buffer) as view, view[:first] as part:
-                n: int | None = self._raw.readinto(part)
-                return n
-        n = self._raw.readinto(buffer)
-        return n
+    def __del__(self) -> None:
+        self.close()
 
 
 class ArchiveReader(ArcHeads, Recovery, _ReaderCore):
@@ -453,11 +426,13 @@ def _open_record_at(
     """The reader of one record (closed with the record) and that record."""
     if isinstance(path, os.PathLike) or (isinstance(path, str) and path != STDIN and "://" not in path):
         # open_source's rule for a local path, but unbuffered (see _RecordFile).
-        raw = open(path, "rb", buffering=0)  # noqa: SIM115 - the Source closes it
-        src = Source(_RecordFile(raw) if raw.seekable() else io.BufferedReader(raw),
+        raw = _RecordFile(path, "rb")
+        src = Source(raw if raw.seekable() else io.BufferedReader(raw),
                      name or os.fspath(path), owned=True)
     else:
         src = open_source(path, name=name, storage_options=storage_options, span=(offset, length))
+        if not offset and src.seekable:
+            src.file.seek(0)  # (the reader seeks to any other offset; a file object may be anywhere)
     try:
         # Random access: read (and, for gzip, buffer) little past the record.
         reader = ArchiveReader(src, offset=offset, _chunk=1 << 15, **options)
