@@ -775,17 +775,15 @@ cdef Py_ssize_t _magic_before(const unsigned char* p, Py_ssize_t n, Py_ssize_t i
     return -1
 
 
-try:  # (faster than zlib, for checking candidates)
-    from isal import isal_zlib as _probe_zlib
-except ImportError:
-    import zlib as _probe_zlib
-
-
 def _member_end(read, long long at):
     """Where the gzip member at *at* ends; 0 when its first LANE_PROBE compressed bytes
     (or LANE_OUT inflated ones) inflate cleanly and it goes on; None when it does not
     inflate (or the file ends inside it). *read(pos, n)* reads the file."""
     import zlib
+    try:  # (faster than zlib, for checking candidates)
+        from isal import isal_zlib as _probe_zlib
+    except ImportError:
+        _probe_zlib = zlib
 
     d = _probe_zlib.decompressobj(31)
     cdef long long pos = at, out = 0

@@ -10,7 +10,7 @@ knows no record class (the subclass gives ``_record_types`` and ``_record_class`
 hands each record a :class:`LengthedBody`.
 """
 
-import weakref
+from _weakref import ref as _ref  # (weakref.ref, without importing weakref.py)
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from libc.string cimport memchr
@@ -31,7 +31,6 @@ HEAD_CHUNK = 1 << 14
 BODY_CHUNK = 1 << 20
 #: Largest Content-Length accepted (2**62 bytes: more than any file system holds).
 MAX_CONTENT_LENGTH = 1 << 62
-_ref = weakref.ref
 
 
 def _compile_head_end():

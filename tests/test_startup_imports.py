@@ -58,6 +58,22 @@ def test_reading_a_file_imports_only_the_reading_path() -> None:
     assert sorted(m for m in modules if m.startswith(NOT_FOR_READING)) == []
 
 
+def test_random_access_imports_no_more_than_it_needs() -> None:
+    """read_record_at (a whole-process call when a replay tool or a test fetches one
+    record) does without struct; compiled, without weakref.py, and, when the compiled
+    decoder calls a system ISA-L, without zlib and the isal package (each 0.3-1.4 ms)."""
+    from warckit import _speedups
+
+    modules = _imported(f"import warckit\nrec = warckit.read_record_at({SAMPLE!r}, 0)\n"
+                        "rec.raw_stream().read()\nrec.close()")
+    assert "struct" not in modules
+    if _speedups.status()["readercore"].implementation == "c":
+        assert "weakref" not in modules
+    status = _speedups.status()["gzipmember"]
+    if status.implementation == "c" and all("system library" in lib for lib in status.libraries):
+        assert sorted(m for m in modules if m == "zlib" or m.startswith("isal")) == []
+
+
 def test_everything_in_all_is_there() -> None:
     modules = _imported("import warckit\nfor name in warckit.__all__:\n    getattr(warckit, name)")
     assert "warckit.write" in modules and "warckit.check" in modules

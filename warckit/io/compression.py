@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import stat
-import struct
 
 from .._speedups.gzipmember import impl as _gzipmember
 from .._util.cpus import cpu_count, jobs_running
@@ -166,9 +165,9 @@ def _zstd_frame_size(buf: bytes, pos: int) -> int | None:
     """Size of the zstd frame (or skippable frame) at ``buf[pos:]``; None if incomplete."""
     if len(buf) - pos < 8:
         return None
-    magic = struct.unpack_from("<I", buf, pos)[0]
+    magic = int.from_bytes(buf[pos : pos + 4], "little")
     if magic in ZSTD_SKIPPABLE_FRAMES:
-        return 8 + int(struct.unpack_from("<I", buf, pos + 4)[0])
+        return 8 + int.from_bytes(buf[pos + 4 : pos + 8], "little")
     if buf[pos : pos + 4] != ZSTD_MAGIC:
         raise ValueError("not a zstd frame")
     fhd = buf[pos + 4]
@@ -376,9 +375,9 @@ class ZstdDecoder:
                 if not self._have() and not self._more():
                     return b"", None
                 self._ensure_start(8)
-                magic = struct.unpack_from("<I", self._in, self._pos)[0]
+                magic = int.from_bytes(self._in[self._pos : self._pos + 4], "little")
                 if magic in ZSTD_SKIPPABLE_FRAMES:
-                    self._skip_frame(8 + int(struct.unpack_from("<I", self._in, self._pos + 4)[0]))
+                    self._skip_frame(8 + int.from_bytes(self._in[self._pos + 4 : self._pos + 8], "little"))
                     continue
                 if self._in[self._pos : self._pos + 4] != ZSTD_MAGIC:
                     raise CompressionError(

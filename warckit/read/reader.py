@@ -14,10 +14,11 @@ from __future__ import annotations
 import bisect
 import io
 import os
-import weakref
+from _weakref import ref as _weakref  # (weakref.ref, without importing weakref.py)
 from collections.abc import Callable, Collection, Iterator
 TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
 if TYPE_CHECKING:
+    import weakref
     from typing import Any, ClassVar
 
     from ..io.sources import InputLike
@@ -254,7 +255,7 @@ class ArchiveReader(ArcHeads, Recovery, _ReaderCore):
 
     def _set_current(self, record: WarcRecord) -> None:
         record._body = _LengthedBody(self, self._gen)
-        self._current_ref = weakref.ref(record)
+        self._current_ref = _weakref(record)
         # What finishing needs if the caller drops the record first (a tuple is cheap).
         self._cur_info = (
             record.offset, record.stream_offset, record.member_aligned, record.format,

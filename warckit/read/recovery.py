@@ -7,7 +7,6 @@ on the reader core's buffer. Every recovery is an :class:`~warckit.errors.Issue`
 
 from __future__ import annotations
 
-import zlib
 TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
 
 from ..errors import CompressionError, RecordParseError
@@ -205,6 +204,8 @@ class Recovery(_Base):
 
     def _starts_record(self, offset: int) -> bool:
         """Whether the gzip member at *offset* inflates to a record head (its first bytes)."""
+        import zlib  # (only damaged gzip files get here)
+
         self._f.seek(offset)
         d = zlib.decompressobj(31)
         try:
