@@ -215,3 +215,25 @@ def test_timestamps() -> None:
     assert seconds_of("197001010000015") == 1.5
     with pytest.raises(ValueError):
         digits_of("yesterday")
+
+
+@pytest.mark.parametrize("head_size", [200, 4090, 4093, 4094, 4200, 9000, 16_380, 20_000])
+def test_http_head_of_any_length_in_a_large_block(tmp_path, head_size: int) -> None:  # type: ignore[no-untyped-def]
+    """The index reads a short prefix of a block first, then a longer one: a head on
+    either side of either length gives the same status, type and payload length (a head
+    past both is parsed in full)."""
+    import gzip
+
+    start = b"HTTP/1.1 404 Not Found\r\nContent-Type: text/x-test\r\n"
+    pad = head_size - len(start) - len(b"X-Pad: \r\n\r\n")
+    http = start + b"X-Pad: " + b"p" * pad + b"\r\n\r\n"
+    assert len(http) == head_size
+    block = http + b"b" * 50_000
+    head = (b"WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://example.com/\r\n"
+            b"WARC-Date: 2024-01-02T03:04:05Z\r\nWARC-Record-ID: <urn:uuid:1>\r\n"
+            b"Content-Type: application/http;msgtype=response\r\nContent-Length: %d\r\n\r\n" % len(block))
+    path = tmp_path / "h.warc.gz"
+    path.write_bytes(gzip.compress(head + block + b"\r\n\r\n", mtime=0))
+    [line] = index_file(path, IndexOptions())
+    extra = CdxEntry.parse(line).extra
+    assert (extra["status"], extra["mime"], extra["payload_length"]) == (404, "text/x-test", 50_000)

@@ -206,6 +206,7 @@ def finish(cap: Capture, record: WarcRecord, plain: bool) -> None:
 
 
 _FAST_HEAD = 16384  # what WarcRecord.http retains first
+_FIRST_HEAD = 4096  # most HTTP heads are shorter: copy less of a large block first
 _clean_http_head = _hp.clean_http_head
 
 
@@ -222,10 +223,15 @@ def http_fast(
         return ()
     if record.content_length <= 0:
         return None
-    buf = record.peek_block(_FAST_HEAD)
+    buf = record.peek_block(_FIRST_HEAD)
     end = buf.find(b"\r\n\r\n")
     if end < 0:
-        return None
+        if len(buf) >= record.content_length:
+            return None
+        buf = record.peek_block(_FAST_HEAD)
+        end = buf.find(b"\r\n\r\n")
+        if end < 0:
+            return None
     end += 4
     # A clean head (status or request line, token:value lines, CRLF line ends): anything
     # else (folded or bare-LF lines, malformed names, odd start lines) takes the full
