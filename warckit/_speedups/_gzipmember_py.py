@@ -52,16 +52,22 @@ IN_CHUNK = 1 << 18
 #: A member is inflated in *pieces*: a piece ends where the member's input reaches a
 #: step (every STEP compressed bytes from the member start) and all it gives is out,
 #: or where the piece has given PIECE bytes. Every inflate call is given the input up
-#: to the next step, no more and (but at the end of the file) no less. What a piece
+#: to the next step, no more and (but at the end of the file, or reading at random,
+#: which gives it what input there is) no less. What a piece
 #: gives is handed out once the piece has ended without error (the rest of the member
 #: when it ends with a good CRC), so what a damaged member hands out depends only on
 #: the data, never on how input and output were cut nor on how far the inflater looks
-#: ahead. The compiled twin inflates in the same pieces.
-STEP = 1 << 15
+#: ahead. The compiled twin inflates in the same pieces. (A step is large: each call
+#: costs ISA-L a copy of up to 64 KiB through its own buffer, which at 32 KiB steps
+#: was most of the time of a poorly compressible member.)
+STEP = 1 << 18
 PIECE = 1 << 17
 #: ... but nothing of a member is handed out before its end unless its pieces gave at
 #: least this much: a damaged member smaller than that gives nothing.
 HOLD = 1 << 18
+#: Random access (``direct`` and ``readahead`` off): the first read is this many bytes,
+#: then twice as many each read, up to in_chunk.
+SPARSE_FIRST_READ = 1 << 13
 
 
 class GzipDecoder:
@@ -77,7 +83,8 @@ class GzipDecoder:
         readahead: Ask the compiled twin to inflate ahead on a native thread; this
             twin always inflates in the calling thread (:attr:`readahead` is False).
         direct: Let the compiled twin inflate small members whole with libdeflate
-            (sequential reading; random access turns it off). No effect here.
+            (sequential reading; random access turns it off). Here, without it (and
+            without *readahead*), reads start small, as the compiled twin's do.
     """
 
     #: Whether a thread inflates ahead of :meth:`read` (never, in this twin).
@@ -122,9 +129,17 @@ class GzipDecoder:
         self._outq: deque[bytes] = deque()  # bytes being handed out ...
         self._out_bound: int | None = None  # ... and where their member ended, if it did
         self._pending = False
+        # Random access (the compiled twin's "sparse" decoder): the next read's size,
+        # doubling up to in_chunk (0: reads are in_chunk).
+        self._sparse = not (direct or readahead)
+        self._read_size = SPARSE_FIRST_READ if self._sparse else 0
 
     def _more(self) -> bool:
-        data = self._f.read(self._in_chunk)
+        size = self._in_chunk
+        if self._read_size:
+            size = min(size, self._read_size)
+            self._read_size = 2 * self._read_size if 2 * self._read_size < self._in_chunk else 0
+        data = self._f.read(size)
         if not data:
             self._eof = True
             return False
@@ -223,9 +238,11 @@ class GzipDecoder:
                 self._mo = self._piece = 0
                 self._kept = 0
             need = self._next_step - self._in_abs
-            while len(self._in) - self._in_pos < need and not self._eof:
+            while len(self._in) - self._in_pos < need and not self._eof and not (
+                    self._sparse and self._in_pos < len(self._in)):
                 # (the call gets the input up to the step: how far the inflater can look
-                # ahead must not depend on where the input was cut)
+                # ahead must not depend on where the input was cut; random access may
+                # give it less, which only makes it see less)
                 self._more()
             if need and self._in_pos >= len(self._in) and not self._more():
                 # The input is cut, not damaged: all it gives is right, and handed out.
