@@ -51,9 +51,9 @@ MAX_CHUNK = 1 << 20
 IN_CHUNK = 1 << 18
 #: A member is inflated in *pieces*: a piece ends where the member's input reaches a
 #: step (every STEP compressed bytes from the member start) and all it gives is out,
-#: or where the piece has given PIECE bytes. Every inflate call is given the input up
-#: to the next step, no more and (but at the end of the file, or reading at random,
-#: which gives it what input there is) no less. What a piece
+#: or where the piece has given PIECE bytes. Every inflate call is given input up to
+#: the next step, never more (this twin gives at most FEED bytes a call; random access
+#: gives what input there is). What a piece
 #: gives is handed out once the piece has ended without error (the rest of the member
 #: when it ends with a good CRC), so what a damaged member hands out depends only on
 #: the data, never on how input and output were cut nor on how far the inflater looks
@@ -65,6 +65,9 @@ PIECE = 1 << 17
 #: ... but nothing of a member is handed out before its end unless its pieces gave at
 #: least this much: a damaged member smaller than that gives nothing.
 HOLD = 1 << 18
+#: The most input one inflate call is given (less than a step is fine: the inflater
+#: then sees less, never past the step).
+FEED = 1 << 15
 #: Random access (``direct`` and ``readahead`` off): the first read is this many bytes,
 #: then twice as many each read, up to in_chunk.
 SPARSE_FIRST_READ = 1 << 13
@@ -237,7 +240,9 @@ class GzipDecoder:
                 self._next_step = self._in_abs + STEP
                 self._mo = self._piece = 0
                 self._kept = 0
-            need = self._next_step - self._in_abs
+            # (at most FEED bytes a call: zlib copies what follows the member's end
+            # back as unused_data, and members are mostly far shorter than a step)
+            need = min(self._next_step - self._in_abs, FEED)
             while len(self._in) - self._in_pos < need and not self._eof and not (
                     self._sparse and self._in_pos < len(self._in)):
                 # (the call gets the input up to the step: how far the inflater can look
@@ -269,8 +274,8 @@ class GzipDecoder:
                 raise CompressionError(
                     "gzip member is truncated", offset=self.member_start, source=self._source
                 )
-            # Feed the member up to its next step (a slice of a view: what zlib copies
-            # back as unused_data / unconsumed_tail is at most one step).
+            # Feed the member up to its next step, at most FEED bytes (a slice of a view:
+            # what zlib copies back as unused_data / unconsumed_tail is at most that).
             data = self._view[self._in_pos : self._in_pos + need]
             room = PIECE - self._piece
             try:
