@@ -65,7 +65,7 @@ def test_replacing_takes_another_temporary_name(out_dir: Path, outside: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     out = out_dir / "index.cdx"
     tokens = iter(["aaaaaaaa", "aaaaaaaa", "bbbbbbbb"])
-    monkeypatch.setattr(_atomic.secrets, "token_hex", lambda n: next(tokens))
+    monkeypatch.setattr(_atomic, "_token", lambda: next(tokens))
     link = _plant(out_dir / "index.cdx.aaaaaaaa.tmp", outside)
     old = _plant(out_dir / "index.cdx.tmp", outside)  # the name used before
     with _atomic.replacing(out) as fh:
@@ -75,7 +75,7 @@ def test_replacing_takes_another_temporary_name(out_dir: Path, outside: Path,
     assert sorted(p.name for p in out_dir.iterdir()) == [
         "index.cdx", "index.cdx.aaaaaaaa.tmp", "index.cdx.tmp"]
     # Every name taken: a clear error, nothing written anywhere.
-    monkeypatch.setattr(_atomic.secrets, "token_hex", lambda n: "aaaaaaaa")
+    monkeypatch.setattr(_atomic, "_token", lambda: "aaaaaaaa")
     with pytest.raises(FileExistsError, match="no free temporary name"), \
             _atomic.replacing(out) as fh:
         fh.write(b"never\n")

@@ -17,7 +17,6 @@ is replaced only with ``force=True``.
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -257,7 +256,7 @@ def write_parquet(
     dest = os.path.abspath(os.fspath(out_dir))
     exists = _check_out_dir(dest, force)
     parent = os.path.dirname(dest)
-    tmp = os.path.join(parent, f".{os.path.basename(dest)}.{secrets.token_hex(4)}.tmp")
+    tmp = os.path.join(parent, f".{os.path.basename(dest)}.{os.urandom(4).hex()}.tmp")
     try:
         os.mkdir(tmp)  # fails on anything already there, symlinks included
     except OSError as exc:

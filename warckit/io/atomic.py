@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import stat
 from collections.abc import Iterator
 from typing import BinaryIO
@@ -49,9 +48,15 @@ def open_exclusive(path: str | os.PathLike[str], *, buffering: int = -1) -> Bina
         raise
 
 
+def _token() -> str:
+    """Eight random hex digits (os.urandom, what secrets.token_hex reads: importing
+    secrets would cost every writing command hashlib and hmac)."""
+    return os.urandom(4).hex()
+
+
 def temporary_name(path: str, suffix: str) -> str:
     """A fresh temporary name next to *path*: ``path.<random>suffix``."""
-    return f"{path}.{secrets.token_hex(4)}{suffix}"
+    return f"{path}.{_token()}{suffix}"
 
 
 def _create_temporary(dst: str, suffix: str) -> tuple[BinaryIO, str]:
