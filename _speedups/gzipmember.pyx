@@ -128,6 +128,7 @@ cdef struct engine_t:
     long long file_pos
     unsigned char* inbuf
     Py_ssize_t in_cap, in_start, in_end
+    Py_ssize_t in_chunk       # most bytes one read takes (the buffer holds two steps, more)
     long long in_abs, member_start
     int in_member, in_eof, io_errno
     int sparse                # random access: reads start small, inflate calls take what input there is
@@ -179,6 +180,8 @@ cdef int _e_more(engine_t* e) noexcept nogil:
     if e.in_end == e.in_cap:
         return 1
     want = e.in_cap - e.in_end
+    if want > e.in_chunk and not e.sparse:
+        want = e.in_chunk  # (what the inflater works through stays in the core's cache)
     if e.read_cap:
         if want > e.read_cap:
             want = e.read_cap
@@ -218,7 +221,7 @@ cdef int _e_direct(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
         return 2 if s.len > 0 else 0
     if room > DIRECT_ROOM:
         room = DIRECT_ROOM
-    if e.in_end - e.in_start < e.in_cap // 2 and not e.in_eof:
+    if e.in_end - e.in_start < e.in_chunk // 2 and not e.in_eof:
         if _e_more(e) < 0:
             return 0  # ISA-L's path reports the read error
     if e.in_end - e.in_start < 4 or e.inbuf[e.in_start + 3] & 0x02:
@@ -468,6 +471,7 @@ cdef class GzipDecoder:
         e.ev_cap = max(events, 1)
         e.one_member = one_member
         e.in_cap = max(in_chunk, 2 * C_STEP)  # (a step's input always fits)
+        e.in_chunk = max(in_chunk, 1 << 12)
         e.inbuf = <unsigned char*>malloc(e.in_cap)
         e.slots = <slot_t*>malloc(e.nslots * sizeof(slot_t))
         if e.inbuf == NULL or e.slots == NULL:
