@@ -128,11 +128,10 @@ cdef struct engine_t:
     long long file_pos
     unsigned char* inbuf
     Py_ssize_t in_cap, in_start, in_end
-    Py_ssize_t in_chunk       # most bytes one read takes (the buffer holds two steps, more)
     long long in_abs, member_start
     int in_member, in_eof, io_errno
     int sparse                # random access: reads start small, inflate calls take what input there is
-    Py_ssize_t read_cap       # ... the next read's size (doubling; 0: fill the buffer)
+    Py_ssize_t read_cap       # most bytes the next read takes (in_chunk; random access: doubling)
     Py_ssize_t slot_cap
     int ev_cap, nslots, w
     int one_member            # a fill ends at the first member end (in the calling thread)
@@ -179,13 +178,13 @@ cdef int _e_more(engine_t* e) noexcept nogil:
         e.in_end = left
     if e.in_end == e.in_cap:
         return 1
+    # (reads of in_chunk, though the buffer holds two steps: what the inflater works
+    # through stays in the core's cache)
     want = e.in_cap - e.in_end
-    if want > e.in_chunk and not e.sparse:
-        want = e.in_chunk  # (what the inflater works through stays in the core's cache)
-    if e.read_cap:
-        if want > e.read_cap:
-            want = e.read_cap
-        e.read_cap = 2 * e.read_cap if 2 * e.read_cap < e.in_cap else 0
+    if want > e.read_cap:
+        want = e.read_cap
+    if e.sparse and e.read_cap < e.in_cap:
+        e.read_cap *= 2
     if e.fd >= 0:
         while True:
             n = pread(e.fd, e.inbuf + e.in_end, want, e.file_pos)
@@ -221,7 +220,7 @@ cdef int _e_direct(engine_t* e, slot_t* s, Py_ssize_t cap) noexcept nogil:
         return 2 if s.len > 0 else 0
     if room > DIRECT_ROOM:
         room = DIRECT_ROOM
-    if e.in_end - e.in_start < e.in_chunk // 2 and not e.in_eof:
+    if e.in_end - e.in_start < e.read_cap // 2 and not e.in_eof:
         if _e_more(e) < 0:
             return 0  # ISA-L's path reports the read error
     if e.in_end - e.in_start < 4 or e.inbuf[e.in_start + 3] & 0x02:
@@ -471,7 +470,7 @@ cdef class GzipDecoder:
         e.ev_cap = max(events, 1)
         e.one_member = one_member
         e.in_cap = max(in_chunk, 2 * C_STEP)  # (a step's input always fits)
-        e.in_chunk = max(in_chunk, 1 << 12)
+        e.read_cap = max(in_chunk, 1 << 12)
         e.inbuf = <unsigned char*>malloc(e.in_cap)
         e.slots = <slot_t*>malloc(e.nslots * sizeof(slot_t))
         if e.inbuf == NULL or e.slots == NULL:

@@ -132,16 +132,15 @@ class GzipDecoder:
         self._outq: deque[bytes] = deque()  # bytes being handed out ...
         self._out_bound: int | None = None  # ... and where their member ended, if it did
         self._pending = False
-        # Random access (the compiled twin's "sparse" decoder): the next read's size,
-        # doubling up to in_chunk (0: reads are in_chunk).
+        # Random access (the compiled twin's "sparse" decoder): reads start small and
+        # double up to in_chunk.
         self._sparse = not (direct or readahead)
-        self._read_size = SPARSE_FIRST_READ if self._sparse else 0
+        self._read_size = min(SPARSE_FIRST_READ, in_chunk) if self._sparse else in_chunk
 
     def _more(self) -> bool:
-        size = self._in_chunk
-        if self._read_size:
-            size = min(size, self._read_size)
-            self._read_size = 2 * self._read_size if 2 * self._read_size < self._in_chunk else 0
+        size = self._read_size
+        if size < self._in_chunk:
+            self._read_size = min(2 * size, self._in_chunk)
         data = self._f.read(size)
         if not data:
             self._eof = True

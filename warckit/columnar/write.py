@@ -24,7 +24,7 @@ from typing import IO, Any, cast
 
 from ..cdx.indexer import DEFAULT_TYPES
 from ..errors import Issue, ParseError, UsageError, WarckitError
-from ..io.atomic import create_exclusive
+from ..io.atomic import create_exclusive, temporary_name
 from ..read.wacz import ARCHIVE_DIR, is_wacz, wacz_warcs
 from .rows import cdxj_line, iter_rows
 from .schema import COLUMNS, PARTITION_COLUMNS
@@ -256,7 +256,7 @@ def write_parquet(
     dest = os.path.abspath(os.fspath(out_dir))
     exists = _check_out_dir(dest, force)
     parent = os.path.dirname(dest)
-    tmp = os.path.join(parent, f".{os.path.basename(dest)}.{os.urandom(4).hex()}.tmp")
+    tmp = temporary_name(os.path.join(parent, "." + os.path.basename(dest)), ".tmp")
     try:
         os.mkdir(tmp)  # fails on anything already there, symlinks included
     except OSError as exc:
