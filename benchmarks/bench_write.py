@@ -3,7 +3,9 @@
 Records: the HTTP responses of the corpus file pywb/iana.warc.gz (real HTML, CSS, JS,
 images), written ``--rounds`` times each as request+response pairs.
 
-    PYTHONPATH=. python benchmarks/bench_write.py [--rounds 10] [--repeat 5] [--corpus ../shared/corpus]
+    PYTHONPATH=. python benchmarks/bench_write.py [--rounds 10] [--repeat 5] [--corpus DIR]
+
+``--corpus`` defaults to ``$WARCKIT_CORPUS`` (as the tests do), else ``../shared/corpus``.
 
 Every configuration is timed ``--repeat`` times, the configurations alternating
 (warcio, warckit default, the others, warcio, ...), and the median is reported, so a
@@ -133,7 +135,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--repeat", type=int, default=5, help="timed runs per configuration (median)")
-    ap.add_argument("--corpus", default=str(Path(__file__).resolve().parents[2] / "shared" / "corpus"))
+    ap.add_argument("--corpus", default=os.environ.get("WARCKIT_CORPUS")
+                    or str(Path(__file__).resolve().parents[2] / "shared" / "corpus"),
+                    help="the shared corpus (default: $WARCKIT_CORPUS, else ../shared/corpus)")
     args = ap.parse_args()
     records = load(Path(args.corpus))
     raw = sum(len(h) + len(b) for _, h, b in records) * args.rounds
