@@ -70,6 +70,19 @@ def test_status_names_the_libraries_and_where_they_come_from() -> None:
     assert status["headers"].libraries == ()
 
 
+def test_compiled_modules_were_optimized() -> None:
+    """setup.py records the -O each module was compiled with. A CFLAGS without one (CI's
+    last leg builds with CFLAGS=-I<dir>) replaced Python's -O3 and left gcc's -O0: the
+    modules worked, 1.25-1.4x slower."""
+    report = _speedups._build_report()
+    built = {name: entry for name, entry in report.items() if entry.get("built")}
+    if _speedups.NO_EXTENSIONS or not built:
+        pytest.skip("pure leg" if _speedups.NO_EXTENSIONS else "nothing was compiled here")
+    for name, entry in built.items():
+        assert entry.get("optimization") in ("-O2", "-O3"), (
+            f"{name} was compiled with {entry.get('optimization')!r}; rebuild without -O0 in CFLAGS")
+
+
 def test_declared_inflate_state_layout_matches_the_header() -> None:
     """wk_isal.h declares struct inflate_state for builds without ISA-L's headers; a
     headers build compares that declaration with the real header (2.30 on Debian 12)."""
