@@ -14,11 +14,12 @@ from __future__ import annotations
 import bisect
 import io
 import os
+from _collections_abc import Callable  # (collections.abc's, without importing collections)
 from _weakref import ref as _weakref  # (weakref.ref, without importing weakref.py)
-from collections.abc import Callable, Collection, Iterator
 TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
 if TYPE_CHECKING:
     import weakref
+    from collections.abc import Collection, Iterator
     from typing import Any, ClassVar
 
     from ..io.sources import InputLike

@@ -9,7 +9,9 @@ the copy because they no longer describe it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Mapping
 
 from .._speedups.headers import impl as _hp
 from ..errors import DuplicateHeaderError

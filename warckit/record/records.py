@@ -8,7 +8,7 @@ module gathers them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from _collections_abc import Callable  # (collections.abc's, without importing collections)
 
 from .base import WarcRecord
 from .bodies import BlockStream, Body
