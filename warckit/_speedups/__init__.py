@@ -93,8 +93,8 @@ _FAILED: dict[str, ImportError] = {}
 
 def _is_built(name: str) -> bool:
     # (A file test, not importlib.util.find_spec: importing importlib.util brings in
-    # contextlib, functools and collections, ~3 ms at every start in a source checkout,
-    # where every module is asked about at import.)
+    # contextlib, functools and collections, which the reading path does not need, at
+    # every start in a source checkout, where each module is asked about at import.)
     from importlib.machinery import EXTENSION_SUFFIXES
 
     stem = os.path.join(_HERE, f"_{name}_c")
