@@ -13,6 +13,9 @@ from pathlib import Path
 import pytest
 
 SAMPLE = str(Path(__file__).resolve().parent.parent / "examples" / "sample.warc.gz")
+#: Reading the sample through, then one record of it by offset.
+READ_SAMPLE = (f"import warckit\nwith warckit.open({SAMPLE!r}) as r:\n    n = sum(1 for _ in r)\n"
+               f"rec = warckit.read_record_at({SAMPLE!r}, 0)\nrec.raw_stream().read()\nrec.close()")
 
 #: Heavy standard modules none of the paths below needs (each costs 1-12 ms to import).
 HEAVY = ("dataclasses", "inspect", "pathlib", "json", "urllib.parse", "ipaddress", "datetime",
@@ -52,8 +55,7 @@ def test_import_warckit_imports_next_to_nothing() -> None:
 
 
 def test_reading_a_file_imports_only_the_reading_path() -> None:
-    modules = _imported(f"import warckit\nwith warckit.open({SAMPLE!r}) as r:\n    n = sum(1 for _ in r)\n"
-                        f"rec = warckit.read_record_at({SAMPLE!r}, 0)\nrec.raw_stream().read()\nrec.close()")
+    modules = _imported(READ_SAMPLE)
     assert sorted(modules & set(HEAVY)) == []
     assert sorted(m for m in modules if m.startswith(NOT_FOR_READING)) == []
 
@@ -82,8 +84,7 @@ def test_reading_imports_neither_collections_nor_importlib_util() -> None:
     imports functools and collections: those are only asked of a compiled build."""
     from warckit import _speedups
 
-    modules = _imported(f"import warckit\nwith warckit.open({SAMPLE!r}) as r:\n    n = sum(1 for _ in r)\n"
-                        f"rec = warckit.read_record_at({SAMPLE!r}, 0)\nrec.raw_stream().read()\nrec.close()")
+    modules = _imported(READ_SAMPLE)
     assert "importlib.util" not in modules
     status = _speedups.status()
     if all(status[name].implementation == "c" for name in ("headers", "gzipmember", "readercore")):
