@@ -202,3 +202,21 @@ def test_a_length_too_short_is_an_error_not_a_short_record(http: RangeServer, se
         record.content_stream().read()  # (a gzip member cut short: raised here or at the head)
     assert (err.value.source, err.value.offset) == (url, 4009)
     assert http.ranges == [(4009, 6009)]
+
+
+@pytest.mark.parametrize(("reason", "missing"), [
+    ("HTTP 404 Not Found", True),
+    ("not found (404 or no such key)", True),
+    ("HTTP 500 Internal Server Error", False),
+    ("HTTP 403 Forbidden", False),
+    ("cannot connect (Connection refused)", False),
+])
+def test_not_found_is_read_from_the_reason_not_the_url(reason: str, missing: bool) -> None:
+    """A server on a port holding "404" that fails is a failure (502 from `warckit serve`),
+    not a missing file: `serve`'s archive lookup once matched "404" in the whole message."""
+    from warckit.errors import RemoteError
+    from warckit.io.remote import is_not_found
+
+    exc = RemoteError("http://127.0.0.1:40404/web/iana-404.warc.gz", None, reason)
+    assert "404" in str(exc)
+    assert is_not_found(exc) is missing

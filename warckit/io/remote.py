@@ -32,6 +32,7 @@ __all__ = [
     "RemoteFile",
     "add_storage_option",
     "default_storage_options",
+    "is_not_found",
     "is_url",
     "open_url",
     "parse_storage_option",
@@ -57,6 +58,9 @@ _SIZED = frozenset({"http", "https", "s3", "s3a"})
 #: The reason given when a server answers a ranged request with the whole body.
 _IGNORES_RANGE = ("the server ignores Range requests (it answered with the whole file); "
                   "random access needs them")
+
+#: The reason given when the store says the object does not exist.
+_NOT_FOUND = "not found (404 or no such key)"
 
 _EXTRA_HINT = "reading URLs needs fsspec: pip install 'warckit[remote]'"
 
@@ -150,6 +154,22 @@ def _status(exc: BaseException | None) -> tuple[int, str] | None:
     return None
 
 
+def is_not_found(exc: RemoteError) -> bool:
+    """Whether *exc* says the object does not exist (HTTP 404, or no such key), as
+    opposed to a store that failed or refused.
+
+    Asks the reason, not the message: the message holds the URL, whose port or path may
+    hold "404" too.
+
+    >>> from warckit.errors import RemoteError
+    >>> is_not_found(RemoteError("http://127.0.0.1:40404/a.warc.gz", None, "HTTP 500 Internal Server Error"))
+    False
+    >>> is_not_found(RemoteError("http://127.0.0.1:8000/a.warc.gz", None, "HTTP 404 Not Found"))
+    True
+    """
+    return exc.reason == _NOT_FOUND or exc.reason.startswith("HTTP 404")
+
+
 def _connection_error(exc: BaseException | None) -> str | None:
     """The connection failure (refused, unknown host…) somewhere in *exc*'s chain."""
     seen = 0
@@ -175,7 +195,7 @@ def _reason(exc: BaseException) -> str:
         unreachable = _connection_error(exc)
         if unreachable is not None:  # (fsspec's HTTP also says "not found" for a refused connection)
             return f"cannot connect ({unreachable})"
-        return "not found (404 or no such key)"
+        return _NOT_FOUND
     if isinstance(exc, PermissionError):
         return f"access denied (403){': ' + text if text else ''}"
     if type(exc).__name__ in ("TimeoutError", "ServerTimeoutError", "ReadTimeoutError", "ConnectTimeoutError"):

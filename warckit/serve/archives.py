@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from ..errors import ParseError, RecordParseError, RemoteError, UsageError, WarckitError
-from ..io.remote import is_url
+from ..io.remote import is_not_found, is_url
 from ..io.sources import ARCHIVE_SUFFIXES, open_source
 from ..read.reader import open_archive
 
@@ -115,8 +115,10 @@ def _find_remote(prefix: str, name: str) -> ArchiveFile | None:
     try:
         with open_source(url) as src:
             size = src.file.seek(0, os.SEEK_END)
-    except (FileNotFoundError, RemoteError) as exc:
-        if isinstance(exc, FileNotFoundError) or "404" in str(exc) or "not found" in str(exc).lower():
+    except FileNotFoundError:
+        return None
+    except RemoteError as exc:
+        if is_not_found(exc):
             return None
         raise
     return ArchiveFile(name, url, int(size))
