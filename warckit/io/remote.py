@@ -162,6 +162,7 @@ def is_not_found(exc: RemoteError) -> bool:
     hold "404" too.
 
     >>> from warckit.errors import RemoteError
+    >>> from warckit.io.remote import is_not_found
     >>> is_not_found(RemoteError("http://127.0.0.1:40404/a.warc.gz", None, "HTTP 500 Internal Server Error"))
     False
     >>> is_not_found(RemoteError("http://127.0.0.1:8000/a.warc.gz", None, "HTTP 404 Not Found"))
