@@ -8,6 +8,7 @@ import os
 import re
 import signal
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -180,7 +181,10 @@ def test_bad_worker_counts_are_usage_errors(tmp_path: Path, ca_cert: Path, n: st
 
 
 def test_workers_stop_cleanly_when_the_parent_is_killed(start_proxy: StartProxy, site: Site) -> None:
+    before = set(Path(tempfile.gettempdir()).glob("warckit-proxy-*"))
     proxy = start_proxy("--workers", "2")
+    shared = set(Path(tempfile.gettempdir()).glob("warckit-proxy-*")) - before
+    assert len(shared) == 1  # (the parent's statistics directory, in the TMPDIR it inherited)
     workers = _workers(proxy)
     assert [_get(proxy, site.url(f"/text/orphan/{i}"))[0] for i in range(8)] == [200] * 8
     os.kill(proxy.proc.pid, signal.SIGKILL)  # (no supervisor left: the kernel tells the workers)
@@ -189,6 +193,7 @@ def test_workers_stop_cleanly_when_the_parent_is_killed(start_proxy: StartProxy,
     while any(map(_alive, workers)) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(map(_alive, workers))
+    assert not any(d.exists() for d in shared)  # (the last worker out removed it)
     assert list(proxy.out.glob("*.open")) == []
     files = warc_files(proxy.out)
     assert len([r for r in read_records(files) if r.type == "response"]) == 8

@@ -33,6 +33,12 @@ def test_counts_per_bucket_and_kind() -> None:
     assert stats.snapshot(("job",))["job"]["total"]["urls"] == 2
 
 
+def test_the_last_worker_to_leave_is_told_so(tmp_path: Path) -> None:
+    path = tmp_path / "stats.sqlite"
+    SharedStats.create(path, 3)
+    assert [SharedStats.leave(path) for _ in range(3)] == [False, False, True]
+
+
 def test_shared_counts_add_up_at_each_flush(tmp_path: Path) -> None:
     path = tmp_path / "stats.sqlite"
     SharedStats.create(path)

@@ -93,8 +93,9 @@ class SharedStats(Stats):
         self._pid = os.getpid()
 
     @staticmethod
-    def create(path: str | os.PathLike[str]) -> None:
-        """Make the shared file (WAL: readers never wait for a writer)."""
+    def create(path: str | os.PathLike[str], workers: int = 1) -> None:
+        """Make the shared file (WAL: readers never wait for a writer) for *workers*
+        processes, each of which calls :meth:`leave` once when it stops."""
         db = sqlite3.connect(os.fspath(path), timeout=_BUSY_SECONDS)
         try:
             db.execute("PRAGMA journal_mode = WAL")
@@ -102,8 +103,24 @@ class SharedStats(Stats):
                 CREATE TABLE IF NOT EXISTS stats (bucket TEXT, sub TEXT, urls INTEGER,
                     wire_bytes INTEGER, PRIMARY KEY (bucket, sub));
                 CREATE TABLE IF NOT EXISTS files (pid INTEGER, path TEXT);
+                CREATE TABLE IF NOT EXISTS live (workers INTEGER);
             """)
+            db.execute("DELETE FROM live")
+            db.execute("INSERT INTO live VALUES (?)", (workers,))
             db.commit()
+        finally:
+            db.close()
+
+    @staticmethod
+    def leave(path: str | os.PathLike[str]) -> bool:
+        """A worker stops: whether it was the last of those :meth:`create` counted."""
+        db = sqlite3.connect(os.fspath(path), timeout=_BUSY_SECONDS, isolation_level=None)
+        try:
+            db.execute("BEGIN IMMEDIATE")  # (the count is read back by the writer that set it)
+            db.execute("UPDATE live SET workers = workers - 1")
+            (left,) = db.execute("SELECT workers FROM live").fetchone()
+            db.execute("COMMIT")
+            return bool(left <= 0)
         finally:
             db.close()
 

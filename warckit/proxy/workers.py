@@ -31,6 +31,8 @@ __all__ = ["MAX_WORKERS", "serve_in_workers"]
 MAX_WORKERS = 64
 _PR_SET_PDEATHSIG = 1
 _SIGNALS = {signal.SIGTERM, signal.SIGINT}
+#: The statistics file in the parent's shared directory.
+_STATS = "stats.sqlite"
 
 
 def _listen(host: str, port: int, n: int) -> list[socket.socket]:
@@ -73,7 +75,7 @@ def _stop_with_parent(parent: int) -> None:
         os.kill(os.getpid(), signal.SIGTERM)
 
 
-def _worker(proxy: ArchivingProxy, sock: socket.socket, parent: int) -> int:
+def _worker(proxy: ArchivingProxy, sock: socket.socket, parent: int, shared: str) -> int:
     def ready() -> None:
         loop = asyncio.get_running_loop()
         for sig in _SIGNALS:
@@ -89,7 +91,20 @@ def _worker(proxy: ArchivingProxy, sock: socket.socket, parent: int) -> int:
     except BaseException:  # noqa: BLE001 - reported whole: a worker must not die silently
         traceback.print_exc()
         return 1
+    finally:
+        _leave(shared, parent)
     return 0
+
+
+def _leave(shared: str, parent: int) -> None:
+    """Count this worker out; the last one out of a parent that died (a SIGKILL runs no
+    clean-up) removes the parent's directory of shared statistics."""
+    try:
+        last = SharedStats.leave(os.path.join(shared, _STATS))
+    except sqlite3.Error:
+        return  # (the parent removed it: it outlived the workers)
+    if last and os.getppid() != parent:
+        shutil.rmtree(shared, ignore_errors=True)
 
 
 def serve_in_workers(proxy: ArchivingProxy, workers: int,
@@ -111,10 +126,10 @@ def serve_in_workers(proxy: ArchivingProxy, workers: int,
     socks = _listen(proxy.host, proxy.port, workers)
     proxy.host, proxy.port = socks[0].getsockname()[:2]
     shared = tempfile.mkdtemp(prefix="warckit-proxy-")
-    path = os.path.join(shared, "stats.sqlite")
+    path = os.path.join(shared, _STATS)
     try:
         try:
-            SharedStats.create(path)
+            SharedStats.create(path, workers)
         except sqlite3.Error as exc:  # (as a bad dedup database is reported)
             raise ParseError(f"cannot make the workers' statistics file ({exc})", source=path) from None
         proxy.archivist.stats = SharedStats(path)
@@ -130,7 +145,7 @@ def serve_in_workers(proxy: ArchivingProxy, workers: int,
                     for other in socks:
                         if other is not mine:
                             other.close()
-                    code = _worker(proxy, mine, parent)
+                    code = _worker(proxy, mine, parent, shared)
                 finally:
                     sys.stdout.flush()
                     sys.stderr.flush()
