@@ -180,10 +180,14 @@ def test_worker_piece_comes_back_whole(tmp_path: Path, bench: Callable[[str], Pa
     """A piece checked in a worker process returns its results (no silent fallback)."""
     path = _prefix(bench(mix), tmp_path / f"{mix}.warc.gz", RECORDS[mix])
     here = list(verify._piece(str(path), 0, None, []))
-    result = verify._Forked(str(path), 0, None).result()
-    assert result is not None
-    items_iter, stopped = result
-    items = list(items_iter)
+    child = verify._Forked(str(path), 0, None)
+    try:
+        result = child.result()
+        assert result is not None
+        items_iter, stopped = result
+        items = list(items_iter)
+    finally:
+        child.discard()
     assert not stopped
     assert [(o, verify._report(i)) for o, i in items] == [(o, verify._report(i)) for o, i in here]
     assert any(isinstance(i, tuple) for _, i in items)  # the fast path's compact results
@@ -194,9 +198,13 @@ def test_worker_returns_streamed_reports(monkeypatch: pytest.MonkeyPatch) -> Non
     if not src.exists():
         pytest.skip("corpus not available")
     monkeypatch.setattr(verify, "_scan", lambda record, block=None: None)  # every record streams (forked: inherited)
-    result = verify._Forked(str(src), 0, None).result()
-    assert result is not None
-    items = list(result[0])
+    child = verify._Forked(str(src), 0, None)
+    try:
+        result = child.result()
+        assert result is not None
+        items = list(result[0])
+    finally:
+        child.discard()
     assert all(isinstance(i, verify.DigestReport) for _, i in items)
     assert [(o, verify._report(i)) for o, i in items] == _sequential(src)[0]
 
