@@ -224,7 +224,7 @@ def test_help_documents_exit_status_and_every_option() -> None:
     for prog, parser in parsers:
         text = parser.format_help()
         assert "Exit status: 0 success; 1 damaged or unreadable input, or a failed check; " \
-               "2 usage error." in " ".join(text.split()), prog
+               "2 usage error; 130/143 stopped by SIGINT/SIGTERM." in " ".join(text.split()), prog
         for action in parser._actions:
             if isinstance(action, argparse._SubParsersAction) or action.help == argparse.SUPPRESS:
                 continue

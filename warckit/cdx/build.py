@@ -38,24 +38,39 @@ def _index_to_file(
     Returns the file's name, its line count and the offsets of the last record before
     *end* and of the first at or past it (see :func:`~warckit.cdx.indexer.index_range`).
     """
-    fd, name = tempfile.mkstemp(prefix="warckit-index-", suffix=".part", dir=tmpdir)
-    count = 0
-    stopped: list[int] = []
+    name = _piece_file(tmpdir)
     try:
-        with os.fdopen(fd, "wb", buffering=1 << 20) as out:
-            batch: list[str] = []
-            for line in index_range(path, options, start, end, read_from=read_from, stopped_at=stopped):
-                batch.append(line)
-                if len(batch) >= _BATCH:
-                    out.write(("\n".join(batch) + "\n").encode("utf-8"))
-                    count += len(batch)
-                    batch.clear()
-            if batch:
-                out.write(("\n".join(batch) + "\n").encode("utf-8"))
-                count += len(batch)
+        return _index_into(name, path, options, read_from, start, end)
     except BaseException:
         os.unlink(name)
         raise
+
+
+def _piece_file(tmpdir: str | None) -> str:
+    """A new empty temporary file for a piece's lines."""
+    fd, name = tempfile.mkstemp(prefix="warckit-index-", suffix=".part", dir=tmpdir)
+    os.close(fd)
+    return name
+
+
+def _index_into(name: str, path: str, options: IndexOptions, read_from: int, start: int,
+                end: int | None) -> tuple[str, int, list[int]]:
+    """:func:`_index_to_file` into *name*, a temporary file its caller made (and removes)."""
+    # Made exclusively by the caller; never follow a link put in its place.
+    fd = os.open(name, os.O_WRONLY | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0))
+    count = 0
+    stopped: list[int] = []
+    with os.fdopen(fd, "wb", buffering=1 << 20) as out:
+        batch: list[str] = []
+        for line in index_range(path, options, start, end, read_from=read_from, stopped_at=stopped):
+            batch.append(line)
+            if len(batch) >= _BATCH:
+                out.write(("\n".join(batch) + "\n").encode("utf-8"))
+                count += len(batch)
+                batch.clear()
+        if batch:
+            out.write(("\n".join(batch) + "\n").encode("utf-8"))
+            count += len(batch)
     return name, count, stopped
 
 
@@ -147,15 +162,33 @@ def _forked(tasks: Sequence[tuple[str, int, int, int | None]], options: IndexOpt
     each child (:class:`~warckit.read.pieces.Forked`) writes its piece to a temporary file and
     reports the file's name, line count and stop offsets; a child that fails reports nothing.
     """
-    children = [Forked(_index_to_file, p, options, tmpdir, r, a, b) for p, r, a, b in tasks[:-1]]
-    path, read_from, start, end = tasks[-1]
+    # This process makes every piece's file, so that it can remove them all when it is
+    # stopped (Ctrl-C, SIGTERM) whatever its children had got to.
+    names: list[str] = []
+    children: list[Forked] = []
     try:
-        mine: tuple[str, int, list[int]] | None = _index_to_file(path, options, tmpdir, read_from, start, end)
-    except Exception:  # noqa: BLE001 - the caller re-indexes a failed piece and reports its error
-        mine = None
-    done = [_Done(child.result()) for child in children]
-    done.append(_Done(mine))
-    return done
+        for path, read_from, start, end in tasks:
+            names.append(_piece_file(tmpdir))
+            if len(names) < len(tasks):
+                children.append(Forked(_index_into, names[-1], path, options, read_from, start, end))
+        mine: tuple[str, int, list[int]] | None
+        try:
+            mine = _index_into(names[-1], path, options, read_from, start, end)
+        except Exception:  # noqa: BLE001 - the caller re-indexes a failed piece and reports its error
+            mine = None
+        results = [child.result() for child in children]
+    except BaseException:
+        for child in children:
+            child.cancel()
+        for name in names:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(name)
+        raise
+    results.append(mine)
+    for name, result in zip(names, results):
+        if result is None:  # (the caller unlinks the files of the pieces that came back)
+            os.unlink(name)
+    return [_Done(result) for result in results]
 
 
 def _lines_in_order(
@@ -183,7 +216,9 @@ def _lines_in_order(
             if len(tasks) <= jobs and hasattr(os, "fork") and sys.platform != "darwin":
                 futures = _forked(tasks, options, tmpdir)
             else:
-                pool = stack.enter_context(_pool(min(jobs, len(tasks))))
+                pool = _pool(min(jobs, len(tasks)))
+                # (Stopped early, the pieces not started are dropped, not indexed first.)
+                stack.callback(pool.shutdown, wait=True, cancel_futures=True)
                 futures = [pool.submit(_index_to_file, p, options, tmpdir, r, a, b) for p, r, a, b in tasks]
             redo: str | None = None  # a file being finished in this process after a bad piece
             for i, ((path, read_from, start, end), future) in enumerate(zip(tasks, futures)):

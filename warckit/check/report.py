@@ -482,9 +482,11 @@ def iter_check_files(paths: Iterable[str | os.PathLike[str]], *, verify_digests:
     from concurrent.futures import ProcessPoolExecutor
     from functools import partial
 
-    with ProcessPoolExecutor(max_workers=min(jobs, len(names)),
-                             mp_context=multiprocessing.get_context("fork")) as pool:
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(names)), mp_context=multiprocessing.get_context("fork"))
+    try:
         yield from pool.map(partial(check_file, verify_digests=verify_digests), names)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)  # (stopped early: the files not started are dropped)
 
 
 def check_files(paths: Iterable[str | os.PathLike[str]], *, verify_digests: bool = True,

@@ -54,7 +54,8 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 
 EXIT_STATUS_EPILOG = (
-    "Exit status: 0 success; 1 damaged or unreadable input, or a failed check; 2 usage error. "
+    "Exit status: 0 success; 1 damaged or unreadable input, or a failed check; 2 usage error; "
+    "130/143 stopped by SIGINT/SIGTERM. "
     "An error prints one line on stderr: 'warckit COMMAND: error: SOURCE, offset N: message'."
 )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -97,6 +98,7 @@ def run(args_list: Sequence[str]) -> int:
         print(f"warckit {command}: error: unrecognized arguments: {' '.join(extra)}",
               file=sys.stderr)
         return EXIT_USAGE
+    previous = _raise_on_sigterm()
     try:
         apply_storage_options(args)
         return int(args.func(args))
@@ -115,6 +117,30 @@ def run(args_list: Sequence[str]) -> int:
         return EXIT_FAILED
     except KeyboardInterrupt:
         return 130  # the shell's convention for SIGINT
+    except Terminated:
+        return 143  # (128 + SIGTERM)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: raised where the command is, so that it unwinds as on Ctrl-C
+    (temporary outputs and pieces removed, worker processes stopped) instead of dying
+    with its temporary files left behind. Forked workers inherit the handler."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated
+
+
+def _raise_on_sigterm() -> signal._HANDLER:
+    """Make SIGTERM raise :class:`Terminated`; return the handler it replaced (``None``
+    off the main thread, where no handler can be set)."""
+    try:
+        return signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:  # (not the main thread: main() called from a thread)
+        return None
 
 
 def _close_stdout() -> None:

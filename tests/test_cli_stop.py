@@ -1,0 +1,135 @@
+"""A command stopped by SIGTERM (``kill``, ``timeout``, a service manager) or Ctrl-C
+unwinds as an error would: it exits 143 (or 130), prints no traceback, stops its worker
+processes, and leaves neither a partial output nor a temporary file or piece behind."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import child
+import pytest
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                reason="a command's worker processes are found in /proc")
+
+TIMEOUT = 60
+
+
+def _children(pid: int) -> list[int]:
+    """The pids of *pid*'s child processes."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    """*pid* runs (a zombie, exited but not yet reaped, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _stop(tmp_path: Path, args: list[str], started: Callable[[Path, Path], bool], sig: signal.Signals,
+          workers: int) -> tuple[int, str, Path, Path]:
+    """Run ``warckit ARGS`` (``OUT`` in *args* is the output directory) with a temporary
+    directory of its own; send *sig* as soon as ``started(tmp, out)`` and *workers* child
+    processes run; return its exit status, its stderr, and the two directories."""
+    tmp, out = tmp_path / "tmp", tmp_path / "out"
+    tmp.mkdir()
+    out.mkdir()
+    argv = child.warckit_cli(*(a.replace("OUT", str(out)) for a in args))
+    # (Started in the background by a shell, this process may ignore SIGINT, and so
+    # would the command: Python turns SIGINT into KeyboardInterrupt only when it is not.)
+    proc = subprocess.Popen(argv, env=child.env(TMPDIR=str(tmp)), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while not (started(tmp, out) and len(_children(proc.pid)) >= workers):
+            assert proc.poll() is None, f"finished before it was stopped: {proc.stderr.read()}"  # type: ignore[union-attr]
+            assert time.monotonic() < deadline
+            time.sleep(0.001)
+        kids = _children(proc.pid)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=TIMEOUT)
+        deadline = time.monotonic() + TIMEOUT
+        while any(map(_alive, kids)) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not any(map(_alive, kids)), "a worker process outlived the command"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return proc.returncode, err, tmp, out
+
+
+def _has(directory: str, pattern: str) -> Callable[[Path, Path], bool]:
+    return lambda tmp, out: any((tmp if directory == "tmp" else out).glob(pattern))
+
+
+@pytest.fixture
+def big(bench_warc: Callable[[str, float], Path]) -> Path:
+    """A gzip-per-record WARC large enough to be checked and indexed in pieces (35 MB)."""
+    return bench_warc("domain", 40)
+
+
+@pytest.mark.parametrize("sig, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_index_in_pieces(tmp_path: Path, big: Path, sig: signal.Signals, status: int) -> None:
+    rc, err, tmp, out = _stop(tmp_path, ["index", "-j", "2", str(big), "-o", "OUT/index.cdxj"],
+                              _has("tmp", "warckit-index-*.part"), sig, workers=1)
+    assert (rc, err) == (status, "")
+    assert list(tmp.iterdir()) == [] and list(out.iterdir()) == []
+
+
+def test_check_in_pieces(tmp_path: Path, big: Path) -> None:
+    rc, err, tmp, _ = _stop(tmp_path, ["check", "-j", "2", str(big)], lambda tmp, out: True,
+                            signal.SIGTERM, workers=1)
+    assert (rc, err) == (143, "")
+    assert list(tmp.iterdir()) == []
+
+
+def _many(tmp_path: Path, bench_warc: Callable[[str, float], Path]) -> Path:
+    """A directory of 12 files: a command with ``-j 2`` gives them to a process pool."""
+    src = tmp_path / "in"
+    src.mkdir()
+    for i in range(12):
+        shutil.copyfile(bench_warc("domain", 6.0), src / f"f{i:02}.warc.gz")
+    return src
+
+
+def test_index_of_many_files_in_a_pool(tmp_path: Path, bench_warc: Callable[[str, float], Path]) -> None:
+    src = _many(tmp_path, bench_warc)
+    rc, err, tmp, out = _stop(tmp_path, ["index", "-j", "2", str(src), "-o", "OUT/index.cdxj"],
+                              _has("tmp", "warckit-index-*.part"), signal.SIGTERM, workers=2)
+    assert (rc, err) == (143, "")
+    assert list(tmp.iterdir()) == [] and list(out.iterdir()) == []
+
+
+def test_check_of_many_files_in_a_pool(tmp_path: Path, bench_warc: Callable[[str, float], Path]) -> None:
+    src = _many(tmp_path, bench_warc)
+    rc, err, tmp, _ = _stop(tmp_path, ["check", "-j", "2", str(src)], lambda tmp, out: True, signal.SIGTERM,
+                            workers=2)
+    assert (rc, err) == (143, "")
+    assert list(tmp.iterdir()) == []
+
+
+def test_recompress(tmp_path: Path, big: Path) -> None:
+    rc, err, tmp, out = _stop(tmp_path, ["recompress", str(big), "OUT/re.warc.gz"], _has("out", "*"),
+                              signal.SIGTERM, workers=0)
+    assert (rc, err) == (143, "")
+    assert list(tmp.iterdir()) == [] and list(out.iterdir()) == []
