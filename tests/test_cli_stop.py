@@ -1,6 +1,7 @@
 """A command stopped by SIGTERM (``kill``, ``timeout``, a service manager) or Ctrl-C
 unwinds as an error would: it exits 143 (or 130), prints no traceback, stops its worker
-processes, and leaves neither a partial output nor a temporary file or piece behind."""
+processes, and leaves neither a partial output nor a temporary file or piece behind.
+Killed outright (SIGKILL), it cannot clean up, but its pool's workers still end."""
 
 from __future__ import annotations
 
@@ -133,3 +134,11 @@ def test_recompress(tmp_path: Path, big: Path) -> None:
                               signal.SIGTERM, workers=0)
     assert (rc, err) == (143, "")
     assert list(tmp.iterdir()) == [] and list(out.iterdir()) == []
+
+
+def test_pool_workers_end_when_the_command_is_killed(tmp_path: Path,
+                                                     bench_warc: Callable[[str, float], Path]) -> None:
+    src = _many(tmp_path, bench_warc)
+    rc, _, _, _ = _stop(tmp_path, ["check", "-j", "2", str(src)], lambda tmp, out: True, signal.SIGKILL,
+                        workers=2)  # (_stop asserts that its workers end)
+    assert rc == -signal.SIGKILL

@@ -14,6 +14,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, Any
 
+from .._util.processes import process_pool
 from ..errors import Issue
 from ..read.pieces import Forked
 from .formats import header_line
@@ -123,16 +124,6 @@ def _tasks(paths: Sequence[str], options: IndexOptions, jobs: int) -> list[tuple
     return tasks
 
 
-def _pool(jobs: int) -> Any:
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    context = None
-    if sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods():
-        context = multiprocessing.get_context("fork")  # workers start without imports
-    return ProcessPoolExecutor(max_workers=jobs, mp_context=context)
-
-
 class _Done:
     """A piece's outcome, shaped like the finished future of the process pool."""
 
@@ -216,9 +207,7 @@ def _lines_in_order(
             if len(tasks) <= jobs and hasattr(os, "fork") and sys.platform != "darwin":
                 futures = _forked(tasks, options, tmpdir)
             else:
-                pool = _pool(min(jobs, len(tasks)))
-                # (Stopped early, the pieces not started are dropped, not indexed first.)
-                stack.callback(pool.shutdown, wait=True, cancel_futures=True)
+                pool = stack.enter_context(process_pool(min(jobs, len(tasks))))
                 futures = [pool.submit(_index_to_file, p, options, tmpdir, r, a, b) for p, r, a, b in tasks]
             redo: str | None = None  # a file being finished in this process after a bad piece
             for i, ((path, read_from, start, end), future) in enumerate(zip(tasks, futures)):

@@ -478,15 +478,12 @@ def iter_check_files(paths: Iterable[str | os.PathLike[str]], *, verify_digests:
         for name in names:
             yield check_file(name, verify_digests=verify_digests)
         return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
     from functools import partial
 
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(names)), mp_context=multiprocessing.get_context("fork"))
-    try:
+    from .._util.processes import process_pool
+
+    with process_pool(min(jobs, len(names))) as pool:
         yield from pool.map(partial(check_file, verify_digests=verify_digests), names)
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)  # (stopped early: the files not started are dropped)
 
 
 def check_files(paths: Iterable[str | os.PathLike[str]], *, verify_digests: bool = True,

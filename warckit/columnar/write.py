@@ -292,7 +292,7 @@ def write_parquet(
 def _parallel(paths: Sequence[str], base: _Settings, jobs: int, report: Callable[[Issue], None],
               summary: WriteSummary) -> None:
     """Share the inputs out among *jobs* processes (round robin, largest first)."""
-    from ..cdx.build import _pool
+    from .._util.processes import process_pool
 
     def size(p: str) -> int:
         try:
@@ -302,7 +302,7 @@ def _parallel(paths: Sequence[str], base: _Settings, jobs: int, report: Callable
 
     ordered = sorted(paths, key=size, reverse=True)
     groups = [ordered[i::jobs] for i in range(jobs)]
-    with _pool(jobs) as pool:
+    with process_pool(jobs) as pool:
         futures = [
             pool.submit(_worker, group, _Settings(base.root, str(i), base.partition_by, base.data_columns,
                                                   base.rows_per_file, base.max_memory, base.row_options))

@@ -11,7 +11,6 @@ exits. A worker that fails stops the others.
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import os
 import shutil
 import signal
@@ -22,6 +21,7 @@ import tempfile
 import traceback
 from collections.abc import Callable
 
+from .._util.processes import stop_with_parent
 from ..errors import ParseError, UsageError, WarckitError
 from .server import ArchivingProxy
 from .stats import SharedStats
@@ -29,7 +29,6 @@ from .stats import SharedStats
 __all__ = ["MAX_WORKERS", "serve_in_workers"]
 
 MAX_WORKERS = 64
-_PR_SET_PDEATHSIG = 1
 _SIGNALS = {signal.SIGTERM, signal.SIGINT}
 #: The statistics file in the parent's shared directory.
 _STATS = "stats.sqlite"
@@ -61,20 +60,6 @@ def _listen(host: str, port: int, n: int) -> list[socket.socket]:
     return socks
 
 
-def _stop_with_parent(parent: int) -> None:
-    """Linux: a worker whose parent dies (even by SIGKILL) gets SIGTERM, and stops as on
-    any SIGTERM, rather than serving on unsupervised."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
-    except (OSError, AttributeError):  # (no prctl to be had: supervised as elsewhere)
-        return
-    if os.getppid() != parent:  # the parent died before the call
-        os.kill(os.getpid(), signal.SIGTERM)
-
-
 def _worker(proxy: ArchivingProxy, sock: socket.socket, parent: int, shared: str) -> int:
     def ready() -> None:
         loop = asyncio.get_running_loop()
@@ -82,7 +67,7 @@ def _worker(proxy: ArchivingProxy, sock: socket.socket, parent: int, shared: str
             loop.add_signal_handler(sig, proxy.request_stop)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS | {signal.SIGCHLD})
 
-    _stop_with_parent(parent)
+    stop_with_parent(parent)
     try:
         asyncio.run(proxy.serve(ready, sock=sock))
     except (WarckitError, OSError) as exc:

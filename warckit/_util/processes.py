@@ -1,0 +1,55 @@
+"""Worker processes that end with the command that started them: a pool whose work not
+yet started is dropped when the command stops, and workers that stop with their parent
+even when it is killed outright."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from types import TracebackType
+
+_PR_SET_PDEATHSIG = 1
+
+
+def stop_with_parent(parent: int) -> None:
+    """Linux: this process (a child of *parent*) gets SIGTERM when its parent dies, even
+    by SIGKILL, rather than run on unsupervised. Elsewhere nothing is done."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+    except (OSError, AttributeError):  # (no prctl to be had: supervised as elsewhere)
+        return
+    if os.getppid() != parent:  # the parent died before the call
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+class _Pool(ProcessPoolExecutor):
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        # (Stopped early, the work not started is dropped, not done first.)
+        self.shutdown(wait=True, cancel_futures=True)
+
+
+def _pool_worker(parent: int) -> None:
+    # A worker ends on SIGTERM (the command's handler, inherited by fork, would raise
+    # into the pool's loop), and gets it when the command is killed outright.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    stop_with_parent(parent)
+
+
+def process_pool(jobs: int) -> ProcessPoolExecutor:
+    """A process pool of *jobs* workers (forked where the system allows: they start
+    without imports) that drops its pending work when its ``with`` block is left by an
+    exception, and whose workers end with this process."""
+    import multiprocessing
+
+    context = None
+    if sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("fork")
+    return _Pool(max_workers=jobs, mp_context=context, initializer=_pool_worker, initargs=(os.getpid(),))
