@@ -178,3 +178,34 @@ def test_rolling_without_gzip(tmp_path: Path, compression: str) -> None:
         got = warckit.read_record_at(rec.path, rec.offset)
         assert got.record_id == rec.record_id and got.length == rec.length
         assert got.payload_stream().read() == body
+
+
+#: A small input whose index is larger than _limit_file_size lets a file grow.
+SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sample.warc.gz"
+
+
+def _limit_file_size() -> None:
+    import resource
+    import signal
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # (then a write past the limit fails: EFBIG)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (512, 512))
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+def test_a_full_device_is_named_as_the_output() -> None:
+    done = subprocess.run(child.warckit_cli("index", str(SAMPLE), "-o", "/dev/full"), env=child.env(),
+                          capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (1, "warckit index: error: /dev/full: No space left on device\n")
+
+
+def test_an_output_that_cannot_grow_is_named_and_left_out(tmp_path: Path) -> None:
+    """A write that fails for want of space names the output (the error of a write names
+    no file) and leaves neither the output nor its temporary file."""
+    out = tmp_path / "out"
+    out.mkdir()
+    done = subprocess.run(child.warckit_cli("index", str(SAMPLE), "-o", str(out / "index.cdxj")), env=child.env(),
+                          capture_output=True, text=True, timeout=60, preexec_fn=_limit_file_size)
+    assert done.returncode == 1
+    assert done.stderr == f"warckit index: error: {out / 'index.cdxj'}: {os.strerror(errno.EFBIG)}\n"
+    assert list(out.iterdir()) == []

@@ -14,6 +14,7 @@ would replace the device itself.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 from collections.abc import Iterator
@@ -87,15 +88,32 @@ def replacing(path: str | os.PathLike[str], suffix: str = ".tmp") -> Iterator[Bi
     except FileNotFoundError:
         special = False
     if special:
-        with open(dst, "wb") as plain:
-            yield plain
+        try:
+            with open(dst, "wb") as plain:
+                yield plain
+        except OSError as exc:
+            _name(exc, dst)
+            raise
         return
     out, tmp = _create_temporary(dst, suffix)
     try:
         with out:
             yield out
         os.replace(tmp, dst)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            _name(exc, dst)
         raise
+
+
+#: Write errors that can only be the output's (a full disk or quota, a file too large).
+_OUTPUT_ERRNOS = frozenset(filter(None, (getattr(errno, n, None) for n in ("ENOSPC", "EDQUOT", "EFBIG"))))
+
+
+def _name(exc: OSError, dst: str) -> None:
+    """Make *exc* name the output *dst* when it is a write error that names no file (a
+    write does not say which file was full)."""
+    if exc.filename is None and exc.errno in _OUTPUT_ERRNOS:
+        exc.filename = dst
