@@ -150,3 +150,23 @@ def test_cli_all(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert (tmp_path / "x" / "files" / "example.com" / "index.html").read_bytes().startswith(b"<!doctype")
     assert main(["extract", "--all", src]) == 2
     assert main(["extract", src]) == 2
+
+
+def test_a_payload_cut_short_is_not_left_behind(tmp_path: Path) -> None:
+    """A file that ends inside a payload: the payloads before it are extracted and in the
+    manifest, the cut one is neither (no partial file that looks whole)."""
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n"
+    with WarcWriter(tmp_path / "w", compression="none", fsync=False) as w:
+        w.response("https://example.com/a", head, b"a" * 1000)
+        big = w.response("https://example.com/big", head, os.urandom(300_000))
+    (written,) = w.files
+    cut = tmp_path / "cut.warc"
+    cut.write_bytes(Path(written).read_bytes()[:big.offset + 150_000])
+    out = tmp_path / "out"
+    with pytest.raises(warckit.errors.ParseError) as caught:
+        extract_all(cut, out)
+    assert caught.value.offset == big.offset
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) == [
+        "files/example.com/a.bin", "manifest.csv"]
+    with open(out / "manifest.csv", newline="", encoding="utf-8") as fh:
+        assert [row["file"] for row in csv.DictReader(fh)] == ["files/example.com/a.bin"]

@@ -20,7 +20,7 @@ import stat
 from collections.abc import Iterator
 from typing import BinaryIO
 
-__all__ = ["create_exclusive", "open_exclusive", "replacing", "temporary_name"]
+__all__ = ["create_exclusive", "name_write_error", "open_exclusive", "replacing", "temporary_name"]
 
 _FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
           | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
@@ -92,7 +92,7 @@ def replacing(path: str | os.PathLike[str], suffix: str = ".tmp") -> Iterator[Bi
             with open(dst, "wb") as plain:
                 yield plain
         except OSError as exc:
-            _name(exc, dst)
+            name_write_error(exc, dst)
             raise
         return
     out, tmp = _create_temporary(dst, suffix)
@@ -104,7 +104,7 @@ def replacing(path: str | os.PathLike[str], suffix: str = ".tmp") -> Iterator[Bi
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         if isinstance(exc, OSError):
-            _name(exc, dst)
+            name_write_error(exc, dst)
         raise
 
 
@@ -112,7 +112,7 @@ def replacing(path: str | os.PathLike[str], suffix: str = ".tmp") -> Iterator[Bi
 _OUTPUT_ERRNOS = frozenset(filter(None, (getattr(errno, n, None) for n in ("ENOSPC", "EDQUOT", "EFBIG"))))
 
 
-def _name(exc: OSError, dst: str) -> None:
+def name_write_error(exc: OSError, dst: str) -> None:
     """Make *exc* name the output *dst* when it is a write error that names no file (a
     write does not say which file was full)."""
     if exc.filename is None and exc.errno in _OUTPUT_ERRNOS:

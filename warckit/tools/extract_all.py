@@ -23,6 +23,7 @@ payload digest, and the source file and offset.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import mimetypes
@@ -35,7 +36,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ..errors import Issue, UsageError
-from ..io.atomic import create_exclusive
+from ..io.atomic import create_exclusive, name_write_error
 from ..read.reader import open_archive
 from ..record.records import WarcRecord
 from ..write.writer import Readable
@@ -261,14 +262,23 @@ def extract_all(
                 os.unlink(path)
                 raise UsageError(f"refusing to write outside {root}: {path}")
             size = 0
-            with os.fdopen(fd, "wb") as f:
-                read = stream.read
-                while True:
-                    chunk = read(1 << 20)
-                    if not chunk:
-                        break
-                    f.write(chunk)
-                    size += len(chunk)
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    read = stream.read
+                    while True:
+                        chunk = read(1 << 20)
+                        if not chunk:
+                            break
+                        f.write(chunk)
+                        size += len(chunk)
+            except BaseException as exc:
+                # A payload cut short (damaged input, a full disk, a stop) is not left
+                # looking like a whole one: only the files in the manifest are complete.
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+                if isinstance(exc, OSError):
+                    name_write_error(exc, path)
+                raise
             rel = os.path.relpath(path, root).replace(os.sep, "/")
             stats.files += 1
             stats.bytes += size
