@@ -52,3 +52,25 @@ def warckit_cli(*args: str) -> list[str]:
     """argv of ``python -m warckit ARGS`` on the parent's warckit; pass ``env=env()``."""
     run = "import runpy\nsys.argv[0] = 'warckit'\nrunpy.run_module('warckit', run_name='__main__', alter_sys=True)\n"
     return [sys.executable, "-c", preamble() + run, *args]
+
+
+def children_of(pid: int) -> list[int]:
+    """The pids of process *pid*'s children, sorted (Linux: read from /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry))
+    return sorted(found)
+
+
+def alive(pid: int) -> bool:
+    """Process *pid* runs (a zombie, exited but not yet reaped, does not; Linux)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

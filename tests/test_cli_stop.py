@@ -23,28 +23,6 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
 TIMEOUT = 60
 
 
-def _children(pid: int) -> list[int]:
-    """The pids of *pid*'s child processes."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                found.append(int(entry))
-    return found
-
-
-def _alive(pid: int) -> bool:
-    """*pid* runs (a zombie, exited but not yet reaped, does not)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def _stop(tmp_path: Path, args: list[str], started: Callable[[Path, Path], bool], sig: signal.Signals,
           workers: int) -> tuple[int, str, Path, Path]:
     """Run ``warckit ARGS`` (``OUT`` in *args* is the output directory) with a temporary
@@ -61,17 +39,17 @@ def _stop(tmp_path: Path, args: list[str], started: Callable[[Path, Path], bool]
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + TIMEOUT
-        while not (started(tmp, out) and len(_children(proc.pid)) >= workers):
+        while not (started(tmp, out) and len(child.children_of(proc.pid)) >= workers):
             assert proc.poll() is None, f"finished before it was stopped: {proc.stderr.read()}"  # type: ignore[union-attr]
             assert time.monotonic() < deadline
             time.sleep(0.001)
-        kids = _children(proc.pid)
+        kids = child.children_of(proc.pid)
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=TIMEOUT)
         deadline = time.monotonic() + TIMEOUT
-        while any(map(_alive, kids)) and time.monotonic() < deadline:
+        while any(map(child.alive, kids)) and time.monotonic() < deadline:
             time.sleep(0.01)
-        assert not any(map(_alive, kids)), "a worker process outlived the command"
+        assert not any(map(child.alive, kids)), "a worker process outlived the command"
     finally:
         if proc.poll() is None:
             proc.kill()

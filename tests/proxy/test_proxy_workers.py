@@ -13,6 +13,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import child
 import pytest
 from captures import (
     assert_warckit_check,
@@ -34,24 +35,7 @@ _PID = re.compile(r"^[^-]+-\d{17}-\d{5}-(\d+)~")
 
 def _workers(proxy: ProxyProcess) -> list[int]:
     """The pids of the proxy's worker processes (its children)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == proxy.proc.pid:
-                found.append(int(entry))
-    return sorted(found)
-
-
-def _alive(pid: int) -> bool:
-    """*pid* runs (a zombie, exited but not yet reaped, does not)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
+    return child.children_of(proxy.proc.pid)
 
 
 def _get(proxy: ProxyProcess, url: str, meta: dict[str, object] | None = None) -> tuple[int, dict[str, object]]:
@@ -190,9 +174,9 @@ def test_workers_stop_cleanly_when_the_parent_is_killed(start_proxy: StartProxy,
     os.kill(proxy.proc.pid, signal.SIGKILL)  # (no supervisor left: the kernel tells the workers)
     proxy.stop()
     deadline = time.monotonic() + TIMEOUT
-    while any(map(_alive, workers)) and time.monotonic() < deadline:
+    while any(map(child.alive, workers)) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not any(map(_alive, workers))
+    assert not any(map(child.alive, workers))
     assert not any(d.exists() for d in shared)  # (the last worker out removed it)
     assert list(proxy.out.glob("*.open")) == []
     files = warc_files(proxy.out)

@@ -249,6 +249,29 @@ def test_workers(site: dict[str, str], tmp_path: Path) -> None:
 
 
 @needs_server
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a worker learns of its parent's death on Linux")
+def test_workers_stop_when_the_command_is_killed(site: dict[str, str], tmp_path: Path) -> None:
+    """``kill -9`` of the command leaves no worker serving on, unsupervised."""
+    server = Server([f"web={site['index']}", "--workers", "2"], cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 60
+        while len(re.findall(r"Application startup complete", server.stderr())) < 2:
+            assert time.monotonic() < deadline, server.stderr()
+            time.sleep(0.05)
+        kids = child.children_of(server.proc.pid)  # (the two workers, multiprocessing's tracker)
+        assert len(kids) >= 2
+        server.proc.kill()
+        server.proc.wait()
+        while any(map(child.alive, kids)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(map(child.alive, kids)), server.stderr()
+        with pytest.raises(OSError):
+            socket.create_connection(("127.0.0.1", server.port), timeout=5).close()
+    finally:
+        server.stop()
+
+
+@needs_server
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc")
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])

@@ -36,6 +36,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Route
 from starlette.types import Send
 
+from .._util.processes import stop_with_parent
 from ..cdx.query import Index
 from ..errors import ParseError, RemoteError, UsageError, WarckitError
 from .archives import (
@@ -53,12 +54,14 @@ from .memento import timegate_response, timemap_response
 from .pump import Pump
 from .store import CdxStore, StoreError
 
-__all__ = ["ENV_CONFIG", "Collection", "app_from_env", "create_app", "open_collections"]
+__all__ = ["ENV_CONFIG", "ENV_PARENT", "Collection", "app_from_env", "create_app", "open_collections"]
 
 log = logging.getLogger("warckit.serve")
 
 #: The environment variable that hands the config to uvicorn worker processes (JSON).
 ENV_CONFIG = "WARCKIT_SERVE_CONFIG"
+#: The environment variable that tells uvicorn worker processes the command's pid.
+ENV_PARENT = "WARCKIT_SERVE_PARENT"
 
 #: Longest line an ingest body may have, in bytes.
 MAX_INGEST_LINE = 1 << 20
@@ -435,7 +438,11 @@ def _body_lines(request: Request) -> Iterator[bytes]:
 
 def app_from_env() -> Starlette:
     """The app of a uvicorn worker process (``--workers``): the config comes in
-    :data:`ENV_CONFIG`."""
+    :data:`ENV_CONFIG`. The worker stops (SIGTERM) when the command that started it,
+    :data:`ENV_PARENT`, dies, even killed outright: it would serve on unsupervised."""
+    parent = os.environ.get(ENV_PARENT)
+    if parent is not None:
+        stop_with_parent(int(parent))
     config = ServeConfig.from_json(os.environ[ENV_CONFIG])
     apply_storage_options(config)
     return create_app(config)

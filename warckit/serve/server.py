@@ -64,7 +64,7 @@ def serve(config: ServeConfig) -> int:
     """
     import uvicorn
 
-    from .app import ENV_CONFIG, create_app, open_collections
+    from .app import ENV_CONFIG, ENV_PARENT, create_app, open_collections
 
     # Every index is built (and checked) before the port is taken.
     collections = open_collections(config)
@@ -94,6 +94,7 @@ def serve(config: ServeConfig) -> int:
         from uvicorn.supervisors import Multiprocess
 
         os.environ[ENV_CONFIG] = config.to_json()
+        os.environ[ENV_PARENT] = str(os.getpid())
         uconfig = uvicorn.Config("warckit.serve.app:app_from_env", factory=True,
                                  workers=config.workers, **options)
         Multiprocess(uconfig, sockets=[sock]).run()
