@@ -20,7 +20,7 @@ import stat
 from collections.abc import Iterator
 from typing import BinaryIO
 
-__all__ = ["create_exclusive", "name_write_error", "open_exclusive", "replacing", "temporary_name"]
+__all__ = ["create_exclusive", "open_exclusive", "removed_on_failure", "replacing", "temporary_name"]
 
 _FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
           | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
@@ -92,19 +92,27 @@ def replacing(path: str | os.PathLike[str], suffix: str = ".tmp") -> Iterator[Bi
             with open(dst, "wb") as plain:
                 yield plain
         except OSError as exc:
-            name_write_error(exc, dst)
+            _name_write_error(exc, dst)
             raise
         return
     out, tmp = _create_temporary(dst, suffix)
-    try:
+    with removed_on_failure(tmp, dst):
         with out:
             yield out
         os.replace(tmp, dst)
+
+
+@contextlib.contextmanager
+def removed_on_failure(path: str, output: str | None = None) -> Iterator[None]:
+    """Remove the file *path* when the block fails. A write error that names no file (a
+    write does not say which file was full) is made to name *output* (default: *path*)."""
+    try:
+        yield
     except BaseException as exc:
         with contextlib.suppress(OSError):
-            os.unlink(tmp)
+            os.unlink(path)
         if isinstance(exc, OSError):
-            name_write_error(exc, dst)
+            _name_write_error(exc, output or path)
         raise
 
 
@@ -112,8 +120,7 @@ def replacing(path: str | os.PathLike[str], suffix: str = ".tmp") -> Iterator[Bi
 _OUTPUT_ERRNOS = frozenset(filter(None, (getattr(errno, n, None) for n in ("ENOSPC", "EDQUOT", "EFBIG"))))
 
 
-def name_write_error(exc: OSError, dst: str) -> None:
-    """Make *exc* name the output *dst* when it is a write error that names no file (a
-    write does not say which file was full)."""
+def _name_write_error(exc: OSError, dst: str) -> None:
+    """Make *exc* name the output *dst* when it is a write error that names no file."""
     if exc.filename is None and exc.errno in _OUTPUT_ERRNOS:
         exc.filename = dst

@@ -23,7 +23,6 @@ payload digest, and the source file and offset.
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import hashlib
 import mimetypes
@@ -36,7 +35,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ..errors import Issue, UsageError
-from ..io.atomic import create_exclusive, name_write_error
+from ..io.atomic import create_exclusive, removed_on_failure
 from ..read.reader import open_archive
 from ..record.records import WarcRecord
 from ..write.writer import Readable
@@ -262,23 +261,16 @@ def extract_all(
                 os.unlink(path)
                 raise UsageError(f"refusing to write outside {root}: {path}")
             size = 0
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    read = stream.read
-                    while True:
-                        chunk = read(1 << 20)
-                        if not chunk:
-                            break
-                        f.write(chunk)
-                        size += len(chunk)
-            except BaseException as exc:
-                # A payload cut short (damaged input, a full disk, a stop) is not left
-                # looking like a whole one: only the files in the manifest are complete.
-                with contextlib.suppress(OSError):
-                    os.unlink(path)
-                if isinstance(exc, OSError):
-                    name_write_error(exc, path)
-                raise
+            # A payload cut short (damaged input, a full disk, a stop) is not left
+            # looking like a whole one: only the files in the manifest are complete.
+            with removed_on_failure(path), os.fdopen(fd, "wb") as f:
+                read = stream.read
+                while True:
+                    chunk = read(1 << 20)
+                    if not chunk:
+                        break
+                    f.write(chunk)
+                    size += len(chunk)
             rel = os.path.relpath(path, root).replace(os.sep, "/")
             stats.files += 1
             stats.bytes += size
