@@ -101,6 +101,16 @@ def test_indexing_to_a_file_imports_no_hashlib(tmp_path: Path) -> None:
     assert sorted(modules & {"hashlib", "secrets", "hmac"}) == []
 
 
+def test_indexing_one_file_imports_no_process_pool(tmp_path: Path) -> None:
+    """The pool (concurrent.futures.process, multiprocessing: tens of milliseconds) is
+    imported by the runs that use one, not by every `warckit index`."""
+    out = tmp_path / "out.cdx"
+    modules = _imported("from warckit.cli import main\n"
+                        f"assert main(['index', {SAMPLE!r}, '-o', {str(out)!r}]) == 0")
+    assert out.stat().st_size > 0
+    assert sorted(modules & {"multiprocessing", "concurrent.futures.process"}) == []
+
+
 def test_everything_in_all_is_there() -> None:
     modules = _imported("import warckit\nfor name in warckit.__all__:\n    getattr(warckit, name)")
     assert "warckit.write" in modules and "warckit.check" in modules

@@ -4,11 +4,15 @@ even when it is killed outright."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
-from concurrent.futures import ProcessPoolExecutor
-from types import TracebackType
+from collections.abc import Iterator
+
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 _PR_SET_PDEATHSIG = 1
 
@@ -29,13 +33,6 @@ def stop_with_parent(parent: int) -> None:
         os.kill(os.getpid(), signal.SIGTERM)
 
 
-class _Pool(ProcessPoolExecutor):
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        # (Stopped early, the work not started is dropped, not done first.)
-        self.shutdown(wait=True, cancel_futures=True)
-
-
 def _pool_worker(parent: int) -> None:
     # A worker ends on SIGTERM (the command's handler, inherited by fork, would raise
     # into the pool's loop), and gets it when the command is killed outright.
@@ -43,13 +40,22 @@ def _pool_worker(parent: int) -> None:
     stop_with_parent(parent)
 
 
-def process_pool(jobs: int) -> ProcessPoolExecutor:
+@contextlib.contextmanager
+def process_pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
     """A process pool of *jobs* workers (forked where the system allows: they start
-    without imports) that drops its pending work when its ``with`` block is left by an
-    exception, and whose workers end with this process."""
+    without imports) whose workers end with this process; leaving the ``with`` block
+    early (an error, a stop) drops the work not yet started."""
+    # (Imported here: concurrent.futures.process brings in multiprocessing, tens of
+    # milliseconds that a command running in one process does not need.)
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
     context = None
     if sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("fork")
-    return _Pool(max_workers=jobs, mp_context=context, initializer=_pool_worker, initargs=(os.getpid(),))
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_pool_worker,
+                               initargs=(os.getpid(),))
+    try:
+        yield pool
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
