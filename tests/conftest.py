@@ -26,8 +26,6 @@ def pytest_configure(config: pytest.Config) -> None:
     with their retention of the last runs.
     """
     global _SESSION_TMP
-    if hasattr(config, "workerinput"):  # (an xdist worker: its controller made one)
-        return
     os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", tempfile.gettempdir())
     _SESSION_TMP = Path(tempfile.mkdtemp(prefix="warckit-tests-"))
     os.environ["TMPDIR"] = str(_SESSION_TMP)
