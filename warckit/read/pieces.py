@@ -183,11 +183,25 @@ class Forked:
     """
 
     def __init__(self, func: Callable[..., Any], *args: Any) -> None:
+        import signal
+
         read_fd, write_fd = os.pipe()
-        pid = os.fork()
+        # A stop (SIGINT, SIGTERM: both raise) must not land between the fork and this
+        # object knowing its child: in the child it would unwind the parent's code, in
+        # the parent it would leave a child no one stops. Held off until then.
+        stops = {signal.SIGINT, signal.SIGTERM}
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, stops)
+        try:
+            pid = os.fork()
+        except BaseException:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            os.close(read_fd)
+            os.close(write_fd)
+            raise
         if pid == 0:  # pragma: no cover - runs in the child (exercised by the tests)
             status = 0
             try:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
                 os.close(read_fd)
                 import pickle
 
@@ -200,10 +214,16 @@ class Forked:
                     out.write(data)
             finally:
                 os._exit(status)
-        os.close(write_fd)
         self.pid: int | None = pid
         self._fd = read_fd
-        job_started()  # (a CPU this process's readers leave to the child: no gzip lanes)
+        try:
+            os.close(write_fd)
+            job_started()  # (a CPU this process's readers leave to the child: no gzip lanes)
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # (a stop held off arrives here)
+        except BaseException:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            self.cancel()
+            raise
 
     def result(self) -> Any:
         """The piece's result, or ``None`` when the child failed."""
