@@ -23,7 +23,6 @@ _scan_head = _hp.scan_head
 _unparsed = Headers._unparsed
 _HeadError = _hp.HeadError
 
-_lenient_head_end = None  # re.compile(rb"\n\r*\n").search, on first use (reading strictly needs no re)
 #: Decompressed bytes asked for when the reader needs a record head (the rest of a
 #: large block is then skipped inside the decoder, never copied out).
 HEAD_CHUNK = 1 << 14
@@ -31,14 +30,6 @@ HEAD_CHUNK = 1 << 14
 BODY_CHUNK = 1 << 20
 #: Largest Content-Length accepted (2**62 bytes: more than any file system holds).
 MAX_CONTENT_LENGTH = 1 << 62
-
-
-def _compile_head_end():
-    global _lenient_head_end
-    import re
-
-    _lenient_head_end = re.compile(rb"\n\r*\n").search
-    return _lenient_head_end
 
 
 class _Ghost:
@@ -101,6 +92,25 @@ cdef Py_ssize_t _find_head_end(const char* p, Py_ssize_t start, Py_ssize_t n):
         i = hit - p  # p[i] is LF: CRLF CRLF is p[i-1 .. i+2]
         if i >= 1 and i + 2 < n and p[i - 1] == 13 and p[i + 1] == 13 and p[i + 2] == 10 and i - 1 >= start:
             return i - 1
+        i += 1
+    return -1
+
+
+cdef Py_ssize_t _find_lenient_end(const char* p, Py_ssize_t start, Py_ssize_t n):
+    """Where the first match of ``\\n\\r*\\n`` at or after *start* ends (the pure twin's
+    regex: an empty line ended by a bare LF or CR CR LF as well), or -1."""
+    cdef const char* hit
+    cdef Py_ssize_t i = start, j
+    while i + 1 < n:
+        hit = <const char*>memchr(p + i, 10, n - i)
+        if hit == NULL:
+            return -1
+        i = hit - p
+        j = i + 1
+        while j < n and p[j] == 13:
+            j += 1
+        if j < n and p[j] == 10:
+            return j + 1
         i += 1
     return -1
 
@@ -376,7 +386,7 @@ cdef class ReaderCore:
         if PyBytes_GET_SIZE(self._buf) - self._pos < 5:
             self._c_ensure(5)  # the version line may straddle two decoder pieces
         cdef bytes buf = self._buf
-        cdef Py_ssize_t pos = self._pos, search, end, head_end, k, n
+        cdef Py_ssize_t pos = self._pos, search, end, head_end, k, n, m_end
         cdef long long start, offset, cl
         cdef bint aligned, lenient = self.lenient
         cdef const char* p = PyBytes_AS_STRING(buf)
@@ -416,9 +426,9 @@ cdef class ReaderCore:
             end = _find_head_end(p, search, n)
             if lenient:
                 # Bare LF and CR CR LF line ends (pywb's missing-status-text.warc).
-                m = (_lenient_head_end or _compile_head_end())(buf, search)
-                if m is not None and (end < 0 or m.end() < end + 4):
-                    end = m.end() - 4  # so that end + 4 is just past the empty line
+                m_end = _find_lenient_end(p, search, n)
+                if m_end >= 0 and (end < 0 or m_end < end + 4):
+                    end = m_end - 4  # so that end + 4 is just past the empty line
             if end >= 0:
                 head_end = end + 4
                 break

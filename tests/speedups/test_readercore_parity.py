@@ -75,7 +75,8 @@ def _record(draw: st.DrawFn) -> bytes:
 @st.composite
 def _file(draw: st.DrawFn) -> tuple[bytes, str]:
     records = draw(st.lists(_record(), min_size=1, max_size=4))
-    mutation = draw(st.sampled_from(["none", "none", "cut", "flip", "length", "garbage", "lf-only", "no-trailer"]))
+    mutation = draw(st.sampled_from(["none", "none", "cut", "flip", "length", "garbage", "lf-only", "no-trailer",
+                                     "line-ends"]))
     i = draw(st.integers(0, len(records) - 1))
     rec = records[i]
     if mutation == "length":
@@ -90,6 +91,15 @@ def _file(draw: st.DrawFn) -> tuple[bytes, str]:
     elif mutation == "lf-only":
         head, _, rest = rec.partition(b"\r\n\r\n")
         rec = head.replace(b"\r\n", b"\n") + b"\n\n" + rest
+    elif mutation == "line-ends":
+        # The empty line a lenient reader also takes: LF, CR…CR LF (the compiled core scans
+        # for it in C, the pure one with a regex); CRs left at the end of a cut head.
+        head, _, rest = rec.partition(b"\r\n\r\n")
+        ends = st.sampled_from([b"\r\n", b"\n", b"\r\r\n", b"\r"])
+        lines = head.split(b"\r\n")
+        head = b"".join(line + draw(ends) for line in lines[:-1]) + lines[-1]
+        rec = head + draw(st.sampled_from([b"\r\n\r\n", b"\n\n", b"\n\r\n", b"\r\n\r\r\n", b"\n\r\r\r\n",
+                                            b"\r\n\r\r", b"\n\r"])) + rest
     elif mutation == "no-trailer":
         rec = rec[:-4]
     records[i] = rec
