@@ -41,6 +41,9 @@ class RecordReport:
 #: The digest states a RecordReport can hold, by their code in :class:`RecordReports`.
 _STATES = ("absent", "pass", "fail", "unchecked", payload.WARC11, payload.LEGACY)
 _STATE_CODES = {state: code for code, state in enumerate(_STATES)}
+#: The two codes of each (block, payload) pair of states.
+_PAIRS = {(block, payload): bytes((_STATE_CODES[block], _STATE_CODES[payload]))
+          for block in _STATES for payload in _STATES}
 
 
 class RecordReports(Sequence[RecordReport]):
@@ -67,7 +70,7 @@ class RecordReports(Sequence[RecordReport]):
         self._offsets.append(offset)
         self._types.append(rtype)
         self._ids.append(record_id)
-        self._digests += bytes((_STATE_CODES[block_digest], _STATE_CODES[payload_digest]))
+        self._digests += _PAIRS[block_digest, payload_digest]
 
     def append(self, report: RecordReport) -> None:
         """Add a record's report."""
@@ -92,7 +95,7 @@ class RecordReports(Sequence[RecordReport]):
 
     def set_digests(self, block_digest: str, payload_digest: str) -> None:
         """Set the digest states of the last record."""
-        self._digests[-2:] = bytes((_STATE_CODES[block_digest], _STATE_CODES[payload_digest]))
+        self._digests[-2:] = _PAIRS[block_digest, payload_digest]
 
     def __len__(self) -> int:
         return len(self._offsets)

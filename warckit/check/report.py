@@ -37,7 +37,7 @@ from ..record import rules as _validate
 from ..record.digests import DIGEST_SIZES, Digest
 from .pieces import check_in_pieces
 from .records import RecordReport, RecordReports
-from .verify import _VERDICTS, OFFLOAD_THRESHOLD, WARC11, _scan, verify_digests
+from .verify import _FAST_CLASSES, _VERDICTS, OFFLOAD_THRESHOLD, WARC11, _scan, verify_digests
 
 __all__ = ["FRAMING_ERRORS", "FileReport", "check_file", "check_files", "iter_check_files"]
 
@@ -61,6 +61,11 @@ _STREAMED = OFFLOAD_THRESHOLD
 #: RecordReport.payload_digest for each verdict of the fast path but a mismatch.
 _FAST_PAYLOAD = {_vf.BOTH: "pass", _vf.WARC11_OK: payload.WARC11, _vf.LEGACY_OK: payload.LEGACY,
                  _vf.REVISIT: "unchecked"}
+#: The record's digest states for each outcome of the fast path that has no finding,
+#: by ``(block_ok, verdict)`` (each ``None`` when that digest is not declared).
+_CLEAN = {(block, verdict): (block_state, payload_state)
+          for block, block_state in ((None, "absent"), (True, "pass"))
+          for verdict, payload_state in ((None, "absent"), *_FAST_PAYLOAD.items())}
 
 
 @dataclass
@@ -217,7 +222,10 @@ class _FileState:
         if refs:
             # A reference to a record seen already is resolved now; only the others are
             # kept to the end (a file's references would otherwise be kept whole).
-            self.refs.extend(ref for ref in refs if ref[1] not in ids)
+            keep = self.refs.append
+            for ref in refs:
+                if ref[1] not in ids:
+                    keep(ref)
 
 
     def records_seen(self, records: RecordReports, refs: Iterable[tuple[str, str, int]]) -> bool:
@@ -257,6 +265,9 @@ def _walk(reader: Any, state: Any, name: str, verify: bool, end: int | None = No
     record_seen = state.record_seen
     ids = state.ids  # (read only here: record_seen adds to it)
     validate = _validate.validate_grouped
+    scan_record = _vf.scan_record
+    fast_classes = _FAST_CLASSES
+    clean = _CLEAN
     done = len(issues)  # findings up to the end of the last record checked
     for rec in reader:
         offset = rec.offset
@@ -335,6 +346,19 @@ def _walk(reader: Any, state: Any, name: str, verify: bool, end: int | None = No
         if not verify:
             record_seen(rid, offset, rtype, "unchecked", "unchecked", refs)
         elif later is None:
+            # The common case first: the fast path on the peeked block, nothing to report.
+            cls = type(rec)
+            fields = rec.headers.raw
+            packed = (scan_record(fields, cls.type_name, block)
+                      if cls in fast_classes and fields is not None and len(block) == size else None)
+            if (packed is not None and (packed[0] is None) == ("warc-block-digest" not in grouped)
+                    and (packed[2] is None) == ("warc-payload-digest" not in grouped)):
+                states = clean.get((None if packed[0] is None else packed[1],
+                                    None if packed[2] is None else packed[3]))
+                if states is not None:
+                    record_seen(rid, offset, rtype, states[0], states[1], refs)
+                    done = len(issues)
+                    continue
             mark = len(issues)
             block_state, payload_state = _check_record(rec, add, grouped, block)
             if len(issues) == mark:
