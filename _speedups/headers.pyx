@@ -2,7 +2,9 @@
 """Compiled twin of warckit/_speedups/_headers_py.py: same names, results and exceptions."""
 
 from cpython.unicode cimport PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ
-from libc.string cimport memchr, memcmp
+from cpython.bytes cimport PyBytes_FromStringAndSize
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from libc.string cimport memchr, memcmp, memcpy
 
 BARE_LF = "bare-lf"
 NO_COLON = "no-colon"
@@ -95,16 +97,33 @@ cdef tuple _walk(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient, int 
 
     Returns ``(fields, warnings, warc_type, content_length)``: *fields* a list of
     ``(name, value)`` when *build* is 1, ``{lowercased name: [values]}`` when 2,
-    ``({lowercased name: first value}, [WARC-Concurrent-To values])`` when 3, else
-    ``None``; the first WARC-Type and Content-Length values either way.
+    ``({lowercased name: first value}, [WARC-Concurrent-To values])`` when 3,
+    ``(every name followed by a colon, as bytes; [values])`` when 4, else ``None``;
+    the first WARC-Type and Content-Length values either way.
     """
+    cdef char* names = NULL  # (build 4) the names so far, each followed by a colon
+    cdef Py_ssize_t names_len = 0
+    if build == 4:
+        # Each name and its colon fit in its own line: the lines' room is enough.
+        names = <char*>PyMem_Malloc(max(min(end, len(buf)) - start, 0) + 1)
+        if names == NULL:
+            raise MemoryError()
+    try:
+        return _walk_into(buf, start, end, lenient, build, names, &names_len)
+    finally:
+        PyMem_Free(names)
+
+
+cdef tuple _walk_into(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient, int build, char* names,
+                      Py_ssize_t* names_len):
+    """_walk's body; *names* is the room for build 4's names."""
     cdef const unsigned char* p = buf
     cdef Py_ssize_t n = len(buf)
     cdef Py_ssize_t pos = start, nl, line_end, colon, a, b, vs, ve, k
     cdef const unsigned char* hit
     cdef bint ok, any_field = False
     cdef int last = 0  # 1: the field just taken is the first WARC-Type, 2: first Content-Length
-    cdef list fields = [] if build == 1 else None
+    cdef list fields = [] if build == 1 or build == 4 else None
     cdef dict groups = {} if build == 2 else None
     cdef list values = None  # (build 2) the values of the last field's name
     cdef dict firsts = {} if build == 3 else None
@@ -147,6 +166,8 @@ cdef tuple _walk(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient, int 
                 if fold is None:
                     if build == 1:
                         fold = [fields[len(fields) - 1][1]]
+                    elif build == 4:
+                        fold = [fields[len(fields) - 1]]
                     elif build == 2:
                         fold = [values[len(values) - 1]]
                     elif build == 3:
@@ -186,6 +207,8 @@ cdef tuple _walk(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient, int 
             value = join_folded(fold)
             if build == 1:
                 fields[len(fields) - 1] = (fields[len(fields) - 1][0], value)
+            elif build == 4:
+                fields[len(fields) - 1] = value
             elif build == 2:
                 values[len(values) - 1] = value
             elif build == 3:
@@ -211,6 +234,12 @@ cdef tuple _walk(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient, int 
             value = buf[vs:ve].decode("utf-8", "surrogateescape")
             if build == 1:
                 fields.append((buf[a:b].decode("ascii", "surrogateescape"), value))
+            elif build == 4:
+                memcpy(names + names_len[0], p + a, b - a)
+                names_len[0] += b - a
+                names[names_len[0]] = 58
+                names_len[0] += 1
+                fields.append(value)
             elif build == 2:
                 key = _name_key(buf, p, a, b, count)
                 got = groups.get(key)
@@ -241,6 +270,8 @@ cdef tuple _walk(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient, int 
         value = join_folded(fold)
         if build == 1:
             fields[len(fields) - 1] = (fields[len(fields) - 1][0], value)
+        elif build == 4:
+            fields[len(fields) - 1] = value
         elif build == 2:
             values[len(values) - 1] = value
         elif build == 3:
@@ -251,6 +282,8 @@ cdef tuple _walk(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient, int 
             cl_text = value
     if build == 3:
         return (firsts, concurrent), warnings, wtype, cl_text
+    if build == 4:
+        return (PyBytes_FromStringAndSize(names, names_len[0]), fields), warnings, wtype, cl_text
     return fields if build != 2 else groups, warnings, wtype, cl_text
 
 
@@ -318,6 +351,11 @@ def group_fields(fields):
 def field_groups(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient):
     """See warckit._speedups._headers_py.field_groups."""
     return _walk(buf, start, end, lenient, 2)[0]
+
+
+def field_layout(bytes buf, Py_ssize_t start, Py_ssize_t end, bint lenient):
+    """See warckit._speedups._headers_py.field_layout."""
+    return _walk(buf, start, end, lenient, 4)[0]
 
 
 cdef inline bint _crlf(const unsigned char* p, Py_ssize_t i, Py_ssize_t end):
@@ -668,6 +706,20 @@ cdef bint _accept(int kind, str value) except -1:
     if kind == 10:
         return _date(s, True)
     raise IndexError("tuple index out of range")
+
+
+def accept_at(list values, steps):
+    """See warckit._speedups._headers_py.accept_at."""
+    cdef int k
+    for i, kind in steps:
+        k = kind
+        if k < 0:
+            k += 11
+        if not 0 <= k < 11:
+            raise IndexError("tuple index out of range")
+        if not _accept(k, values[i]):
+            return False
+    return True
 
 
 def accept_values(groups, steps):

@@ -103,3 +103,57 @@ def test_field_groups_is_parse_fields_grouped(buf: bytes, lenient: bool) -> None
         assert results[0] == ("ok", want)
         for impl in HEADERS:
             assert impl.group_fields(parsed[1][0]) == want
+
+
+@pytest.mark.parametrize("impl", HEADER_PARAMS)
+def test_field_layout_example(impl) -> None:  # type: ignore[no-untyped-def]
+    buf = b"WARC-Type: response\r\nWARC-Concurrent-To: <a>\r\nwarc-concurrent-to: <b>\r\n  c\r\nX: \r\n"
+    assert impl.field_layout(buf, 0, len(buf), False) == (
+        b"WARC-Type:WARC-Concurrent-To:warc-concurrent-to:X:", ["response", "<a>", "<b> c", ""])
+    assert impl.field_layout(b"Bad Name: y\r\n\xff: z\r\n", 0, 17, True) == (b"Bad Name:\xff:", ["y", "z"])
+    assert impl.accept_at(["x", "12", "a"], ((1, 2), (1, 8))) is True
+    assert impl.accept_at(["x", "1a", "a"], ((1, 2), (1, 8))) is False
+
+
+@_twins
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_line, max_size=8).map(b"".join), st.booleans(), st.integers(0, 6), st.integers(0, 6))
+def test_field_layout_is_parse_fields_names_and_values(buf: bytes, lenient: bool, cut_start: int,
+                                                       cut_end: int) -> None:
+    """Both twins agree (the layout or the error and its position) on a window of *buf*,
+    and the layout is parse_fields' names (each followed by a colon) and values."""
+    start, end = min(cut_start, len(buf)), max(len(buf) - cut_end, 0)
+
+    def outcome(fn, *args):  # type: ignore[no-untyped-def]
+        try:
+            return ("ok", fn(*args))
+        except Exception as exc:  # noqa: BLE001 - the type, message and position are compared
+            return ("err", type(exc).__name__, str(exc), getattr(exc, "position", None))
+
+    results = [outcome(impl.field_layout, buf, start, end, lenient) for impl in HEADERS]
+    assert all(r == results[0] for r in results)
+    parsed = outcome(HEADERS[0].parse_fields, buf, start, end, lenient)
+    assert (parsed[0] == "ok") == (results[0][0] == "ok")
+    if parsed[0] == "ok":
+        fields = parsed[1][0]
+        names = b"".join(n.encode("ascii", "surrogateescape") + b":" for n, _ in fields)
+        assert results[0] == ("ok", (names, [v for _, v in fields]))
+
+
+@_twins
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_VALUES, max_size=4),
+       st.lists(st.tuples(st.integers(-1, 4), st.integers(-2, len(pure.SYNTAX))), max_size=4))
+def test_accept_at_agrees_with_accept_values(values: list[str], steps: list[tuple[int, int]]) -> None:
+    def outcome(fn, *args):  # type: ignore[no-untyped-def]
+        try:
+            return ("ok", fn(*args))
+        except (KeyError, IndexError) as exc:
+            return ("err", type(exc).__name__)
+
+    results = [outcome(impl.accept_at, values, tuple(steps)) for impl in HEADERS]
+    assert all(r == results[0] for r in results)
+    if all(0 <= i < len(values) for i, _ in steps):
+        # By position, as accept_values by name (one name per position).
+        groups = {str(i): [v] for i, v in enumerate(values)}
+        assert results[0] == outcome(HEADERS[0].accept_values, groups, tuple((str(i), k) for i, k in steps))

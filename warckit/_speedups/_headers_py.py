@@ -228,6 +228,19 @@ def field_groups(buf: bytes, start: int, end: int, lenient: bool) -> dict[str, l
     return group_fields(parse_fields(buf, start, end, lenient)[0])
 
 
+def field_layout(buf: bytes, start: int, end: int, lenient: bool) -> tuple[bytes, list[str]]:
+    """The fields of ``buf[start:end]`` (read as :func:`parse_fields` reads them) as their
+    names' bytes, each followed by a colon, in one key (heads that share it share their
+    shape), and their values in order.
+
+    Raises:
+        HeadError: as :func:`parse_fields`.
+    """
+    fields = parse_fields(buf, start, end, lenient)[0]
+    names = b"".join(name.encode("ascii", "surrogateescape") + b":" for name, _ in fields)
+    return names, [value for _, value in fields]
+
+
 def group_fields(fields: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
     """:func:`field_groups` of fields already parsed: ``{lowercased name: [values in order]}``."""
     groups: dict[str, list[str]] = {}
@@ -266,6 +279,15 @@ SYNTAX: tuple[re.Pattern[str], ...] = (
     re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\Z", re.ASCII),  # (\d: ASCII digits only)
     re.compile(r"\d{4}(?:-\d{2}(?:-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?Z)?)?)?\Z", re.ASCII),
 )
+
+
+def accept_at(values: list[str], steps: Iterable[tuple[int, int]]) -> bool:
+    """Whether the value ``values[i]`` of each ``(i, kind)`` of *steps* matches
+    :data:`SYNTAX` of its kind (:func:`accept_values` by field position)."""
+    for i, kind in steps:
+        if SYNTAX[kind].match(values[i]) is None:
+            return False
+    return True
 
 
 def accept_values(groups: Mapping[str, Iterable[str]], steps: Iterable[tuple[str, int]]) -> bool:
