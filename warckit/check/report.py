@@ -29,12 +29,14 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from .._speedups.headers import impl as _hp
 from .._speedups.verifyfast import impl as _vf
 from ..errors import HeaderParseError, Issue, ParseError
 from ..read.reader import open_archive
 from ..record import payload
 from ..record import rules as _validate
 from ..record.digests import DIGEST_SIZES, Digest
+from .layout import LAYOUTS, layout_of, names_values
 from .pieces import check_in_pieces
 from .records import RecordReport, RecordReports
 from .verify import _FAST_CLASSES, _VERDICTS, OFFLOAD_THRESHOLD, WARC11, _scan, verify_digests
@@ -177,10 +179,8 @@ def _check_record(rec: Any, add: Callable[..., None], grouped: dict[str, list[st
     return block_state, payload_state
 
 
-#: The fields that name another record (an unknown one is a ``dangling-reference``).
-_REFERENCES = tuple((f, f.lower()) for f in (
-    "WARC-Concurrent-To", "WARC-Refers-To", "WARC-Warcinfo-ID", "WARC-Segment-Origin-ID"))
 _Refs = list[tuple[str, str, int]]
+
 
 
 class _FileState:
@@ -265,6 +265,9 @@ def _walk(reader: Any, state: Any, name: str, verify: bool, end: int | None = No
     record_seen = state.record_seen
     ids = state.ids  # (read only here: record_seen adds to it)
     validate = _validate.validate_grouped
+    field_layout = _hp.field_layout
+    accept_at = _hp.accept_at
+    layouts = LAYOUTS
     scan_record = _vf.scan_record
     fast_classes = _FAST_CLASSES
     clean = _CLEAN
@@ -295,19 +298,34 @@ def _walk(reader: Any, state: Any, name: str, verify: bool, end: int | None = No
             # grammatical; every writer uses uppercase (SPEC-DIGEST §1.1).
             add("lowercase-version", "warning",
                 f"version line {rec.raw_head[:8]!r} is not uppercase 'WARC/'", offset)
-        # The fields by lowercased name, once, for the rules and the references.
-        grouped = rec.headers.grouped()
-        version = rec.version
+        # The head's values by position, and where its fields are among them (its layout,
+        # shared by heads with the same names); the fields by lowercased name (grouped)
+        # only when the field rules or the slow digest path need them.
+        headers = rec.headers
+        raw = headers.raw
+        if raw is not None:
+            names, values = field_layout(raw, 0, len(raw), headers._lenient)
+        else:
+            names, values = names_values(headers.fields)
+        lay = layouts.get((version := rec.version, names)) or layout_of(version, names)
+        grouped: dict[str, list[str]] | None = None
         if version == "1.1" or version == "1.0":
-            found = validate(grouped, version, source=name, offset=offset)
-            if found:
-                issues.extend(found)
+            wtype = lay.wtype
+            rtype_value = values[wtype].strip() if wtype is not None else ""
+            steps = lay.steps.get(rtype_value)
+            if not steps or not accept_at(values, steps):
+                grouped = headers.grouped()
+                found = validate(grouped, version, source=name, offset=offset)
+                if steps is None:
+                    lay.learn(rtype_value, grouped, version)
+                if found:
+                    issues.extend(found)
         else:
             add("old-version", "warning",
                 f"WARC/{version} predates ISO 28500; field rules not applied", offset)
         size = rec._content_length
-        rids = grouped.get("warc-record-id")  # (record.record_id: the first value)
-        rid = rids[0] if rids else None
+        at = lay.record_id
+        rid = values[at] if at is not None else None  # (record.record_id: the first value)
         later: list[Any] | None = None
         block = None
         if verify:
@@ -322,7 +340,7 @@ def _walk(reader: Any, state: Any, name: str, verify: bool, end: int | None = No
                 # layout findings, the rest (the HTTP head, the digests) after them.
                 mark = len(issues)
                 try:
-                    digests = _check_record(rec, add, grouped)
+                    digests = _check_record(rec, add, grouped if grouped is not None else headers.grouped())
                 finally:
                     during = issues[mark:]
                     del issues[mark:]
@@ -334,25 +352,22 @@ def _walk(reader: Any, state: Any, name: str, verify: bool, end: int | None = No
                 "compression, WARC 1.1 Annex D)", offset)
         # The references to no record seen so far (the others are resolved now).
         refs: _Refs | None = None
-        for fname, key in _REFERENCES:
-            values = grouped.get(key)
-            if values is not None:
-                for value in values:
-                    value = value.strip()
-                    if value not in ids and value != rid:
-                        if refs is None:
-                            refs = []
-                        refs.append((fname, value, offset))
+        for fname, at in lay.refs:
+            value = values[at].strip()
+            if value not in ids and value != rid:
+                if refs is None:
+                    refs = []
+                refs.append((fname, value, offset))
         if not verify:
             record_seen(rid, offset, rtype, "unchecked", "unchecked", refs)
         elif later is None:
             # The common case first: the fast path on the peeked block, nothing to report.
             cls = type(rec)
-            fields = rec.headers.raw
-            packed = (scan_record(fields, cls.type_name, block)
-                      if cls in fast_classes and fields is not None and len(block) == size else None)
-            if (packed is not None and (packed[0] is None) == ("warc-block-digest" not in grouped)
-                    and (packed[2] is None) == ("warc-payload-digest" not in grouped)):
+            packed = (scan_record(raw, cls.type_name, block)
+                      if cls in fast_classes and raw is not None and block is not None and len(block) == size
+                      else None)
+            if (packed is not None and (packed[0] is not None) == lay.block_digest
+                    and (packed[2] is not None) == lay.payload_digest):
                 states = clean.get((None if packed[0] is None else packed[1],
                                     None if packed[2] is None else packed[3]))
                 if states is not None:
@@ -360,7 +375,8 @@ def _walk(reader: Any, state: Any, name: str, verify: bool, end: int | None = No
                     done = len(issues)
                     continue
             mark = len(issues)
-            block_state, payload_state = _check_record(rec, add, grouped, block)
+            block_state, payload_state = _check_record(
+                rec, add, grouped if grouped is not None else headers.grouped(), block)
             if len(issues) == mark:
                 record_seen(rid, offset, rtype, block_state, payload_state, refs)
             else:

@@ -424,6 +424,20 @@ def _plan(table: RuleTable, version: str, rtype: str, known: bool, grouped: dict
     return plan
 
 
+def clean_steps(grouped: dict[str, list[str]], version: str) -> tuple[tuple[str, int], ...] | None:
+    """For heads of the shape of *grouped* (its version, WARC-Type and which fields occur
+    how often): the quick tests ``(key, kind)`` whose passing every value means
+    :func:`validate_grouped` finds nothing; ``None`` when heads of this shape need
+    :func:`validate_grouped` itself (the shape breaks a rule, or a conditional one applies).
+    """
+    wtype_values = grouped.get("warc-type")
+    rtype = wtype_values[0].strip() if wtype_values else ""
+    plan = _PLANS.get((version, rtype, tuple(grouped), tuple(map(len, grouped.values()))))
+    if plan is None:
+        plan = _plan(rules_for(version), version, rtype, rtype in _ALL, grouped)
+    return plan.quick if plan.clean else None
+
+
 def validate_grouped(
     grouped: dict[str, list[str]],
     version: str,
