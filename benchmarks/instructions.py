@@ -10,7 +10,8 @@ running side by side.
 Each path runs in a fresh process under ``valgrind --tool=callgrind`` (about 50x
 slower), once per checkout, on small corpora (``--size`` MB per mix, made by
 ``../shared/bench/make_corpus.py``, gzip-per-record). ``import`` is the interpreter
-start and ``import warckit`` alone; every other row includes it.
+start and ``import warckit`` alone; every other row includes it. ``check`` is one
+process (``jobs=1``): what ``warckit check`` does per record, without the split.
 
 Usage::
 
@@ -61,6 +62,10 @@ import warckit
 for _ in warckit.verify_file(PATH):
     pass
 """,
+    "check": """
+from warckit.check.report import check_file
+check_file(PATH, jobs=1)
+""",
     "index": """
 from warckit.cli import main
 try:
@@ -94,7 +99,7 @@ with tempfile.TemporaryDirectory() as d:
 """,
 }
 #: Paths that read the generated corpora (the others have one fixed input).
-PER_MIX = ("headers", "payload", "verify", "index", "random")
+PER_MIX = ("headers", "payload", "verify", "check", "index", "random")
 
 
 def instructions(root: Path, path: str, data: Path, offsets: Path) -> int:
