@@ -708,16 +708,20 @@ cdef bint _accept(int kind, str value) except -1:
     raise IndexError("tuple index out of range")
 
 
+cdef int _kind(object kind) except -1:
+    """A kind as an index of SYNTAX (negative from the end), as the pure twin indexes it."""
+    cdef int k = kind
+    if k < 0:
+        k += 11
+    if not 0 <= k < 11:
+        raise IndexError("tuple index out of range")
+    return k
+
+
 def accept_at(list values, steps):
     """See warckit._speedups._headers_py.accept_at."""
-    cdef int k
     for i, kind in steps:
-        k = kind
-        if k < 0:
-            k += 11
-        if not 0 <= k < 11:
-            raise IndexError("tuple index out of range")
-        if not _accept(k, values[i]):
+        if not _accept(_kind(kind), values[i]):
             return False
     return True
 
@@ -726,11 +730,7 @@ def accept_values(groups, steps):
     """See warckit._speedups._headers_py.accept_values."""
     cdef int k
     for key, kind in steps:
-        k = kind
-        if k < 0:
-            k += 11
-        if not 0 <= k < 11:
-            raise IndexError("tuple index out of range")
+        k = _kind(kind)
         for value in groups[key]:
             if not _accept(k, value):
                 return False
