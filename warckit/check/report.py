@@ -182,7 +182,6 @@ def _check_record(rec: Any, add: Callable[..., None], grouped: dict[str, list[st
 _Refs = list[tuple[str, str, int]]
 
 
-
 class _FileState:
     """What checking one file keeps across records: its report, the record IDs seen,
     the references to resolve, and where the last record's findings start.
@@ -301,13 +300,14 @@ def _walk(reader: Any, state: Any, name: str, verify: bool, end: int | None = No
         # The head's values by position, and where its fields are among them (its layout,
         # shared by heads with the same names); the fields by lowercased name (grouped)
         # only when the field rules or the slow digest path need them.
+        version = rec.version
         headers = rec.headers
         raw = headers.raw
         if raw is not None:
             names, values = field_layout(raw, 0, len(raw), headers._lenient)
         else:
             names, values = names_values(headers.fields)
-        lay = layouts.get((version := rec.version, names)) or layout_of(version, names)
+        lay = layouts.get((version, names)) or layout_of(version, names)
         grouped: dict[str, list[str]] | None = None
         if version == "1.1" or version == "1.0":
             wtype = lay.wtype
