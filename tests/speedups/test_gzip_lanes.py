@@ -67,9 +67,9 @@ def _decode(dec: Any, limits: tuple[int, ...] = (1 << 20,), skip_every: int = 0)
 
 
 def _run(impl: Any, path: Path, cls: str, trailing: str, limits: tuple[int, ...] = (1 << 20,),
-         skip_every: int = 0, **kw: Any) -> tuple[tuple[Any, ...], Any]:
+         skip_every: int = 0, readahead: bool = True, **kw: Any) -> tuple[tuple[Any, ...], Any]:
     with open(path, "rb") as f:
-        dec = getattr(impl, cls)(f, 0, "x", trailing, 1 << 18, True, **kw)
+        dec = getattr(impl, cls)(f, 0, "x", trailing, 1 << 18, readahead, **kw)
         try:
             return _decode(dec, limits, skip_every), dec
         finally:
@@ -437,3 +437,63 @@ def test_lanes_retire_on_small_records(tmp_path: Path) -> None:
     assert got == expect
     assert [b for _, b, _ in got[1]] == ends
     assert dec.switches == 2
+
+
+def _header_crc_member(data: bytes, good: bool) -> bytes:
+    """A gzip member with a header CRC (FHCRC), right or wrong."""
+    header = b"\x1f\x8b\x08\x02" + b"\0\0\0\0" + b"\x00\xff"
+    crc16 = zlib.crc32(header) & 0xFFFF ^ (0 if good else 0x5A5A)
+    comp = zlib.compressobj(6, zlib.DEFLATED, -15)
+    return (header + crc16.to_bytes(2, "little") + comp.compress(data) + comp.flush()
+            + zlib.crc32(data).to_bytes(4, "little") + len(data).to_bytes(4, "little"))
+
+
+def _large_member_files(tmp_path: Path) -> list[tuple[Path, str]]:
+    """Members around the compiled decoder's bounds for inflating a member whole: 256 KiB
+    (tried first), 4 MiB (tried once more, into an empty slot), and past them (streamed);
+    a large one after small ones that part fill a slot; damage inside large members."""
+    rng = random.Random(19)
+
+    def body(size: int, text: bool) -> bytes:
+        return (b"large %d " % size * (size // 8 + 1))[:size] if text else rng.randbytes(size)
+
+    sizes = [(300 << 10, False), (200 << 10, True), (1 << 20, False), ((4 << 20) - 40, False),
+             ((4 << 20) - 20, True), (4 << 20, False), ((4 << 20) + 1, False), (5 << 20, False), (3 << 20, True)]
+    parts: list[bytes] = []
+    for size, text in sizes:
+        parts += [b"%d small " % i * 90 for i in range(rng.randint(1, 40))]
+        parts.append(body(size, text))
+    data, ends = _members(parts)
+    big = max(range(1, len(parts)), key=lambda k: len(parts[k]) if len(parts[k]) < (4 << 20) else 0)
+    lo, hi = ends[big - 1], ends[big]
+    mid = (lo + hi) // 2
+    files = {
+        "good": data,
+        "flip-in-large": data[:mid] + bytes([data[mid] ^ 0x20]) + data[mid + 1:],
+        "cut-in-large": data[:mid],
+        "bad-crc-of-large": data[: hi - 6] + bytes([data[hi - 6] ^ 1]) + data[hi - 5:],
+        "header-crc-large": data[:lo] + _header_crc_member(parts[big], True) + data[hi:],
+        "bad-header-crc-large": data[:lo] + _header_crc_member(parts[big], False) + data[hi:],
+    }
+    out = []
+    for name, content in files.items():
+        path = tmp_path / f"{name}.warc.gz"
+        path.write_bytes(content)
+        out.append((path, name))
+    return out
+
+
+@pytest.mark.parametrize("trailing", ["error", "stop"])
+def test_large_members(tmp_path: Path, trailing: str) -> None:
+    """Members inflated whole (up to 4 MiB) or streamed hand out what the pure twin
+    hands out, read ahead or in the calling thread, in lanes or not, good or damaged."""
+    for path, name in _large_member_files(tmp_path):
+        for limits, skip_every in (((1 << 20,), 0), ((65_536, 777), 0), ((300_000,), 2)):
+            expect, _ = _agree(path, 1 << 20, trailing, limits, skip_every)
+            for impl in _impls():
+                got, _ = _run(impl, path, "GzipDecoder", trailing, limits, skip_every, readahead=False)
+                assert got == expect, (impl.__name__, name)
+            if name.startswith(("good", "header-crc")):
+                assert expect[3] == ("ok", None, None, None), name
+            else:
+                assert expect[3][0] == ("ok" if trailing == "stop" else "err"), name
