@@ -731,10 +731,14 @@ cdef class GzipDecoder:
         self._slot = NULL
 
 
-#: Lanes: inflated bytes a lane's span aims at (what its read-ahead slots hold), the
-#: bounds of a span in compressed bytes, and how far a candidate member start is
-#: looked for past the place a span ends.
-LANE_OUT = RA_SLOT * RA_SLOTS
+#: Lanes: read-ahead slots of a lane, inflated bytes a lane's span aims at (what
+#: those slots hold), the bounds of a span in compressed bytes, and how far a
+#: candidate member start is looked for past the place a span ends. (Spans of 8 MiB
+#: rather than 4 read 300 MB of the #19 domain mix in 0.85 of the time, cc in 0.9,
+#: in-process on two CPUs: the lane read next has more of its span inflated when the
+#: reader reaches it.)
+LANE_SLOTS = 8
+LANE_OUT = RA_SLOT * LANE_SLOTS
 #: Whether LaneDecoder inflates its lanes on threads (not in the pure twin).
 LANES_THREADED = True
 LANE_MIN = 1 << 18
@@ -920,7 +924,8 @@ cdef class LaneDecoder:
         self._cand = -1
         self._retry = -1
         self._lane_start = start
-        self._cur = GzipDecoder(fileobj, start, source, trailing, in_chunk, True, direct)
+        self._cur = GzipDecoder(fileobj, start, source, trailing, in_chunk, True, direct,
+                                _slots=LANE_SLOTS)
         if not self._cur._threaded:
             raise ValueError("LaneDecoder needs a file with a descriptor")
 
@@ -1042,7 +1047,7 @@ cdef class LaneDecoder:
             lane._restart(at, stop)
         else:
             lane = GzipDecoder(_At(self._fd, at + self._delta), at, self._source,
-                               self._trailing, self._in_chunk, True, self._direct)
+                               self._trailing, self._in_chunk, True, self._direct, _slots=LANE_SLOTS)
             lane._e.stop_at = stop
         lane._start()
         return lane

@@ -316,7 +316,7 @@ class GzipDecoder:
 #: Lanes: inflated bytes a lane's span aims at, the bounds of a span in compressed
 #: bytes, the first span (no ratio seen yet), and how far past a span's end a
 #: candidate member start is looked for.
-LANE_OUT = 4 << 20
+LANE_OUT = 8 << 20  # (the compiled twin: RA_SLOT * LANE_SLOTS)
 LANE_MIN = 1 << 18
 LANE_MAX = 16 << 20
 LANE_FIRST = 1 << 20
