@@ -449,9 +449,9 @@ def _header_crc_member(data: bytes, good: bool) -> bytes:
 
 
 def _large_member_files(tmp_path: Path) -> list[tuple[Path, str]]:
-    """Members around the compiled decoder's bounds for inflating a member whole: 256 KiB
-    (tried first), 4 MiB (tried once more, into an empty slot), and past them (streamed);
-    a large one after small ones that part fill a slot; damage inside large members."""
+    """Members past the compiled decoder's bound for inflating a member whole (256 KiB:
+    larger ones stream through ISA-L), up to and past a slot (1 MiB) and 4 MiB, after
+    small ones that part fill a slot; damage inside a large member."""
     rng = random.Random(19)
 
     def body(size: int, text: bool) -> bytes:
@@ -485,8 +485,8 @@ def _large_member_files(tmp_path: Path) -> list[tuple[Path, str]]:
 
 @pytest.mark.parametrize("trailing", ["error", "stop"])
 def test_large_members(tmp_path: Path, trailing: str) -> None:
-    """Members inflated whole (up to 4 MiB) or streamed hand out what the pure twin
-    hands out, read ahead or in the calling thread, in lanes or not, good or damaged."""
+    """Large members hand out what the pure twin hands out, read ahead or in the
+    calling thread, in lanes or not, good or damaged."""
     for path, name in _large_member_files(tmp_path):
         for limits, skip_every in (((1 << 20,), 0), ((65_536, 777), 0), ((300_000,), 2)):
             expect, _ = _agree(path, 1 << 20, trailing, limits, skip_every)
