@@ -158,3 +158,26 @@ def test_logical_record_is_an_ordinary_record(tmp_path: Path) -> None:
     logical.close()
     assert logical._body._record is None  # the open segment was closed
     assert isinstance(LogicalRecord("1.1", Headers([("WARC-Type", "resource")])), WarcRecord)
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_a_large_block_peeked_whole_arrives_in_pieces(tmp_path: Path, gz: bool) -> None:
+    """``peek_block`` of a block larger than the reader hands out at once joins its
+    pieces: the same bytes, still there for the streams. A block cut by the end of the
+    file keeps what arrived before the error."""
+    block = b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n" + bytes(range(256)) * (5 << 12)
+    data = _record("response", "http://example.com/big", block)
+    path = tmp_path / ("big.warc.gz" if gz else "big.warc")
+    path.write_bytes(gzip.compress(data, mtime=0) if gz else data)
+    with warckit.open(path) as reader:
+        rec = next(reader)
+        assert rec.peek_block(len(block)) == block
+        assert rec.raw_stream().read() == block
+    cut = tmp_path / "cut.warc"
+    cut.write_bytes(data[: len(data) - len(block) // 2])
+    with warckit.open(cut) as reader:
+        rec = next(reader)
+        with pytest.raises(warckit.WarckitError):
+            rec.peek_block(len(block))
+        kept = rec.peek_block(1 << 20)  # (more: all that arrived, in pieces, is kept)
+        assert len(kept) >= 2 << 20 and block.startswith(kept)

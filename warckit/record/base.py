@@ -230,21 +230,30 @@ class WarcRecord(WarcFields):
     def _retain_until(self, size: int) -> None:
         """Pull block bytes into the retained prefix until it has *size* bytes (or the end)."""
         size = min(size, self._content_length)
-        while len(self._retained) < size:
-            pos = len(self._retained)
-            spooled = self._spool is not None and pos >= self._spool_start
-            rereadable = self._body is not None and self._body.rereadable
-            if self._pulled != pos and not spooled and not rereadable:
-                raise StaleRecordError(
-                    f"record at offset {self.offset} of {self.source}: the block was partly "
-                    "consumed already",
-                    source=self.source,
-                    offset=self.offset,
-                )
-            data = self._read_block_at(pos, max(size - pos, 8192))
-            if not data:
-                break
-            self._retained += data
+        pos = len(self._retained)
+        more: list[bytes] = []  # (joined once: a block kept in many pieces is not copied for each)
+        try:
+            while pos < size:
+                spooled = self._spool is not None and pos >= self._spool_start
+                rereadable = self._body is not None and self._body.rereadable
+                if self._pulled != pos and not spooled and not rereadable:
+                    raise StaleRecordError(
+                        f"record at offset {self.offset} of {self.source}: the block was partly "
+                        "consumed already",
+                        source=self.source,
+                        offset=self.offset,
+                    )
+                data = self._read_block_at(pos, max(size - pos, 8192))
+                if not data:
+                    break
+                if self._retained or more:
+                    more.append(data)
+                else:
+                    self._retained = data  # (the common case: one piece, kept as it is)
+                pos += len(data)
+        finally:
+            if more:
+                self._retained = b"".join([self._retained, *more])
 
     def peek_block(self, size: int) -> bytes:
         """Return the first *size* bytes of the block (more if already kept), keeping them.
