@@ -159,6 +159,16 @@ def test_false_candidates_are_dropped(tmp_path: Path, trailing: str) -> None:
     assert total > 0  # (lanes did start inside the stored members)
 
 
+def _write(tmp_path: Path, files: dict[str, bytes]) -> list[tuple[Path, str]]:
+    """Each of *files* as ``NAME.warc.gz`` in *tmp_path*: ``(path, name)`` pairs."""
+    out = []
+    for name, content in files.items():
+        path = tmp_path / f"{name}.warc.gz"
+        path.write_bytes(content)
+        out.append((path, name))
+    return out
+
+
 def _damaged_files(tmp_path: Path) -> list[tuple[Path, str]]:
     rng = random.Random(11)
     data, ends = _members(_records(rng, 40))
@@ -173,12 +183,7 @@ def _damaged_files(tmp_path: Path) -> list[tuple[Path, str]]:
         "bad-crc": data[: ends[10] - 6] + bytes([data[ends[10] - 6] ^ 1]) + data[ends[10] - 5:],
         "cut-at-member": data[: ends[35]] + data[ends[35]: ends[35] + 1],
     }
-    out = []
-    for name, content in files.items():
-        path = tmp_path / f"{name}.warc.gz"
-        path.write_bytes(content)
-        out.append((path, name))
-    return out
+    return _write(tmp_path, files)
 
 
 @pytest.mark.parametrize("trailing", ["error", "stop"])
@@ -475,12 +480,7 @@ def _large_member_files(tmp_path: Path) -> list[tuple[Path, str]]:
         "header-crc-large": data[:lo] + _header_crc_member(parts[big], True) + data[hi:],
         "bad-header-crc-large": data[:lo] + _header_crc_member(parts[big], False) + data[hi:],
     }
-    out = []
-    for name, content in files.items():
-        path = tmp_path / f"{name}.warc.gz"
-        path.write_bytes(content)
-        out.append((path, name))
-    return out
+    return _write(tmp_path, files)
 
 
 @pytest.mark.parametrize("trailing", ["error", "stop"])
