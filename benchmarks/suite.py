@@ -4,8 +4,8 @@ One command makes the corpora (``../shared/bench/make_corpus.py``, mixes ``domai
 ``cc`` and ``small``), runs each path with every contender in its own process,
 alternating A B C … for ``--runs`` rounds after a warm-up, and writes
 ``benchmarks/RESULTS.md``: medians, paired ratios (run by run, against FastWARC or the
-named floor) and each process's peak RSS, with the machine, Python, commit and the build
-measured: which hot modules are compiled and which ISA-L and libdeflate they call. It
+named floor) and each process's peak RSS, with the machine, Python, commit (and the files
+of the measured code that differ from it at the end) and the build measured: which hot modules are compiled and which ISA-L and libdeflate they call. It
 refuses to run when any hot module of the warckit under test (the checkout's) is on its
 pure-Python twin, unless ``--allow-pure`` is given (the report then says so).
 
@@ -325,8 +325,14 @@ def describe_build(status: dict[str, list[object]]) -> str:
 
 
 def _commit(root: Path) -> str:
-    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
-                          text=True).stdout.strip()
+    """*root*'s commit, and the files of the measured code that differ from it when the
+    report is written (a run that overlaps an edit measured neither tree)."""
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
+                            text=True).stdout.strip()
+    changed = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "warckit", "_speedups",
+                              "setup.py"], cwd=root, capture_output=True, text=True).stdout.split("\n")
+    changed = [line[3:] for line in changed if line.strip()]
+    return f"{commit} **with uncommitted changes to {', '.join(changed)}**" if changed else commit
 
 
 def machine() -> str:
