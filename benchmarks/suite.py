@@ -5,8 +5,8 @@ One command makes the corpora (``../shared/bench/make_corpus.py``, mixes ``domai
 alternating A B C … for ``--runs`` rounds after a warm-up, and writes
 ``benchmarks/RESULTS.md``: medians, paired ratios (run by run, against FastWARC or the
 named floor) and each process's peak RSS, with the machine, Python, commit (and the files
-of the measured code that differ from it at the end) and the build measured: which hot modules are compiled and which ISA-L and libdeflate they call. It
-refuses to run when any hot module of the warckit under test (the checkout's) is on its
+of the measured code that differ from it at the end) and the build measured: which hot
+modules are compiled and which ISA-L and libdeflate they call. It refuses to run when any hot module of the warckit under test (the checkout's) is on its
 pure-Python twin, unless ``--allow-pure`` is given (the report then says so).
 
 Usage::
