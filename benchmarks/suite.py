@@ -6,8 +6,9 @@ alternating A B C … for ``--runs`` rounds after a warm-up, and writes
 ``benchmarks/RESULTS.md``: medians, paired ratios (run by run, against FastWARC or the
 named floor) and each process's peak RSS, with the machine, Python, commit (and the files
 of the measured code that differ from it at the end) and the build measured: which hot
-modules are compiled and which ISA-L and libdeflate they call. It refuses to run when any hot module of the warckit under test (the checkout's) is on its
-pure-Python twin, unless ``--allow-pure`` is given (the report then says so).
+modules are compiled and which ISA-L and libdeflate they call. It refuses to run
+when any hot module of the warckit under test (the checkout's) is on its pure-Python
+twin, unless ``--allow-pure`` is given (the report then says so).
 
 Usage::
 
@@ -329,9 +330,9 @@ def _commit(root: Path) -> str:
     report is written (a run that overlaps an edit measured neither tree)."""
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
                             text=True).stdout.strip()
-    changed = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "warckit", "_speedups",
-                              "setup.py"], cwd=root, capture_output=True, text=True).stdout.split("\n")
-    changed = [line[3:] for line in changed if line.strip()]
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "warckit",
+                             "_speedups", "setup.py"], cwd=root, capture_output=True, text=True).stdout
+    changed = [line[3:] for line in status.split("\n") if line.strip()]
     return f"{commit} **with uncommitted changes to {', '.join(changed)}**" if changed else commit
 
 
