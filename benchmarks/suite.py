@@ -328,10 +328,11 @@ def describe_build(status: dict[str, list[object]]) -> str:
 def _commit(root: Path) -> str:
     """*root*'s commit, and the files of the measured code that differ from it when the
     report is written (a run that overlaps an edit measured neither tree)."""
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
-                            text=True).stdout.strip()
-    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "warckit",
-                             "_speedups", "setup.py"], cwd=root, capture_output=True, text=True).stdout
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True).stdout
+
+    commit = git("rev-parse", "--short", "HEAD").strip()
+    status = git("status", "--porcelain", "--untracked-files=no", "--", "warckit", "_speedups", "setup.py")
     changed = [line[3:] for line in status.split("\n") if line.strip()]
     return f"{commit} **with uncommitted changes to {', '.join(changed)}**" if changed else commit
 
