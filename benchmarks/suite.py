@@ -332,7 +332,8 @@ def _commit(root: Path) -> str:
         return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True).stdout
 
     commit = git("rev-parse", "--short", "HEAD").strip()
-    status = git("status", "--porcelain", "--untracked-files=no", "--", "warckit", "_speedups", "setup.py")
+    status = git("status", "--porcelain", "--untracked-files=no", "--", "warckit", "_speedups",
+                 "setup.py")
     changed = [line[3:] for line in status.split("\n") if line.strip()]
     return f"{commit} **with uncommitted changes to {', '.join(changed)}**" if changed else commit
 
