@@ -9,7 +9,6 @@ import os
 import random
 import subprocess
 import sys
-import zlib
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ import child
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from gzip_members import member
 from twins import compiled_or_reason, impl_params
 
 from warckit.errors import CompressionError
@@ -126,14 +126,6 @@ def test_lanes_on_a_good_file(tmp_path: Path, span: int, trailing: str) -> None:
         assert lanes[0].switches >= (5 if span <= 5000 else 1)
 
 
-def _stored_member(payload: bytes) -> bytes:
-    """A gzip member of stored (level 0) deflate blocks: *payload* appears verbatim."""
-    comp = zlib.compressobj(0, zlib.DEFLATED, -15)
-    body = comp.compress(payload) + comp.flush()
-    return (b"\x1f\x8b\x08\x00\0\0\0\0\x00\xff" + body
-            + zlib.crc32(payload).to_bytes(4, "little") + (len(payload) & 0xFFFFFFFF).to_bytes(4, "little"))
-
-
 @pytest.mark.parametrize("trailing", ["error", "stop"])
 def test_false_candidates_are_dropped(tmp_path: Path, trailing: str) -> None:
     """A stored member holding gzip members verbatim (a gzip-encoded payload, say): a
@@ -143,7 +135,7 @@ def test_false_candidates_are_dropped(tmp_path: Path, trailing: str) -> None:
     parts = []
     for i in range(30):
         if i % 3 == 1:
-            parts.append(_stored_member(b"WARC/1.0\r\n\r\n" + rng.randbytes(1000) + inner + inner + b"\r\n\r\n"))
+            parts.append(member(b"WARC/1.0\r\n\r\n" + rng.randbytes(1000) + inner + inner + b"\r\n\r\n", level=0))
         else:
             parts.append(gzip.compress(_records(rng, 1)[0], mtime=0))
     path = tmp_path / "false.warc.gz"
@@ -444,15 +436,6 @@ def test_lanes_retire_on_small_records(tmp_path: Path) -> None:
     assert dec.switches == 2
 
 
-def _header_crc_member(data: bytes, good: bool) -> bytes:
-    """A gzip member with a header CRC (FHCRC), right or wrong."""
-    header = b"\x1f\x8b\x08\x02" + b"\0\0\0\0" + b"\x00\xff"
-    crc16 = zlib.crc32(header) & 0xFFFF ^ (0 if good else 0x5A5A)
-    comp = zlib.compressobj(6, zlib.DEFLATED, -15)
-    return (header + crc16.to_bytes(2, "little") + comp.compress(data) + comp.flush()
-            + zlib.crc32(data).to_bytes(4, "little") + len(data).to_bytes(4, "little"))
-
-
 def _large_member_files(tmp_path: Path) -> list[tuple[Path, str]]:
     """Members past the compiled decoder's bound for inflating a member whole (256 KiB:
     larger ones stream through ISA-L), up to and past a slot (1 MiB) and 4 MiB, after
@@ -477,8 +460,8 @@ def _large_member_files(tmp_path: Path) -> list[tuple[Path, str]]:
         "flip-in-large": data[:mid] + bytes([data[mid] ^ 0x20]) + data[mid + 1:],
         "cut-in-large": data[:mid],
         "bad-crc-of-large": data[: hi - 6] + bytes([data[hi - 6] ^ 1]) + data[hi - 5:],
-        "header-crc-large": data[:lo] + _header_crc_member(parts[big], True) + data[hi:],
-        "bad-header-crc-large": data[:lo] + _header_crc_member(parts[big], False) + data[hi:],
+        "header-crc-large": data[:lo] + member(parts[big], header_crc=True) + data[hi:],
+        "bad-header-crc-large": data[:lo] + member(parts[big], header_crc=False) + data[hi:],
     }
     return _write(tmp_path, files)
 

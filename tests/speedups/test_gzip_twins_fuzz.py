@@ -14,14 +14,13 @@ from __future__ import annotations
 import gzip
 import json
 import random
-import struct
 import subprocess
 import sys
-import zlib
 from pathlib import Path
 
 import child
 import pytest
+from gzip_members import member
 from twins import compiled_or_reason, impl_params
 
 ROOT = Path(__file__).parents[2]
@@ -93,17 +92,6 @@ def _record(rng: random.Random, i: int) -> bytes:
     return head + body + b"\r\n\r\n"
 
 
-def _fhcrc_member(data: bytes, good: bool) -> bytes:
-    """A gzip member with a header CRC (FHCRC), right or wrong."""
-    header = b"\x1f\x8b\x08\x02" + b"\0\0\0\0" + b"\x00\xff"
-    crc16 = zlib.crc32(header) & 0xFFFF
-    if not good:
-        crc16 ^= 0x5A5A
-    comp = zlib.compressobj(6, zlib.DEFLATED, -15)
-    body = comp.compress(data) + comp.flush()
-    return header + struct.pack("<H", crc16) + body + struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
-
-
 def _case(rng: random.Random) -> bytes:
     records = [_record(rng, i) for i in range(rng.randint(1, 6))]
     layout = rng.choice(["per-record", "per-record", "whole", "split"])
@@ -122,7 +110,7 @@ def _case(rng: random.Random) -> bytes:
             if rng.random() < 0.1:
                 parts.append(gzip.compress(b"", mtime=0))  # an empty member
             if rng.random() < 0.1:
-                parts.append(_fhcrc_member(m, good=rng.random() < 0.5))
+                parts.append(member(m, header_crc=rng.random() < 0.5))
             else:
                 parts.append(gzip.compress(m, mtime=0))
         data = b"".join(parts)
@@ -221,8 +209,8 @@ def test_header_crc_is_checked_and_errors_repeat(impl) -> None:  # type: ignore[
 
     from warckit.errors import CompressionError
 
-    good = _fhcrc_member(b"hello" * 100, good=True)
-    bad = gzip.compress(b"first", mtime=0) + _fhcrc_member(b"hello" * 100, good=False)
+    good = member(b"hello" * 100, header_crc=True)
+    bad = gzip.compress(b"first", mtime=0) + member(b"hello" * 100, header_crc=False)
     dec = impl.GzipDecoder(io.BytesIO(good), 0, "x")
     assert dec.read() == (b"hello" * 100, len(good))
     dec = impl.GzipDecoder(io.BytesIO(bad), 0, "x")
