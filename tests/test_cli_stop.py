@@ -1,7 +1,8 @@
 """A command stopped by SIGTERM (``kill``, ``timeout``, a service manager) or Ctrl-C
 unwinds as an error would: it exits 143 (or 130), prints no traceback, stops its worker
 processes, and leaves neither a partial output nor a temporary file or piece behind.
-Killed outright (SIGKILL), it cannot clean up, but its pool's workers still end."""
+Killed outright (SIGKILL), it cannot clean up, but its pool's workers and its forked pieces
+still end."""
 
 from __future__ import annotations
 
@@ -120,3 +121,25 @@ def test_pool_workers_end_when_the_command_is_killed(tmp_path: Path,
     rc, _, _, _ = _stop(tmp_path, ["check", "-j", "2", str(src)], lambda tmp, out: True, signal.SIGKILL,
                         workers=2)  # (_stop asserts that its workers end)
     assert rc == -signal.SIGKILL
+
+
+def test_forked_pieces_end_when_their_parent_is_killed() -> None:
+    """A piece's child (``check``, ``index`` and ``verify_file`` on one large file) stops
+    with its parent even when the parent is killed outright, rather than work on."""
+    code = ("import time\nfrom warckit.read.pieces import Forked\n"
+            "piece = Forked(time.sleep, 120)\nprint(piece.pid, flush=True)\ntime.sleep(120)\n")
+    proc = subprocess.Popen(child.python(code), env=child.env(), stdout=subprocess.PIPE, text=True)
+    try:
+        pid = int(proc.stdout.readline())  # type: ignore[union-attr]
+        assert child.alive(pid)
+        proc.kill()
+        proc.wait(timeout=TIMEOUT)
+        deadline = time.monotonic() + 10
+        while child.alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not child.alive(pid), "the piece's child outlived its parent"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from .._util.cpus import job_ended, job_started
+from .._util.processes import stop_with_parent
 from ..io.compression import GZIP_MEMBER_MAGIC, sniff_compression
 from ..io.remote import is_url
 from ..io.sources import open_source
@@ -179,12 +180,14 @@ class Forked:
 
     A plain ``fork`` (no process pool): the child starts at once with everything
     imported, and nothing but the pipe is set up. The child leaves with ``os._exit``
-    (no atexit handlers, no flushing of the parent's buffers).
+    (no atexit handlers, no flushing of the parent's buffers), and gets SIGTERM when
+    this process dies, even by SIGKILL (Linux), rather than check or index on unread.
     """
 
     def __init__(self, func: Callable[..., Any], *args: Any) -> None:
         import signal
 
+        parent = os.getpid()
         read_fd, write_fd = os.pipe()
         # A stop (SIGINT, SIGTERM: both raise) must not land between the fork and this
         # object knowing its child: in the child it would unwind the parent's code, in
@@ -202,6 +205,7 @@ class Forked:
             status = 0
             try:
                 signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+                stop_with_parent(parent)
                 os.close(read_fd)
                 import pickle
 
