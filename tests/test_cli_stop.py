@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 from pathlib import Path
 
 import child
@@ -143,3 +144,33 @@ def test_forked_pieces_end_when_their_parent_is_killed() -> None:
             proc.kill()
             proc.wait()
 
+
+class _StoppedWhileWriting:
+    """A stderr on which the stop arrives as the error line is written."""
+
+    def __init__(self, stop: type[BaseException]) -> None:
+        self.stop = stop
+
+    def write(self, text: str) -> int:
+        raise self.stop
+
+    def flush(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("args", [["ls", "{dir}/missing.warc"], ["ls", "{dir}/garbage.warc"],
+                                  ["check", "-j", "0", "{dir}/garbage.warc"]],
+                         ids=["os-error", "damaged-input", "usage"])
+@pytest.mark.parametrize("stop, status", [(KeyboardInterrupt, 130), ("Terminated", 143)])
+def test_a_stop_while_the_error_is_printed_is_a_stop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     args: list[str], stop: Any, status: int) -> None:
+    from warckit.cli import _main, main
+
+    (tmp_path / "garbage.warc").write_bytes(b"not a WARC file at all\r\n" * 4)
+    stop = getattr(_main, stop) if isinstance(stop, str) else stop
+    monkeypatch.setattr(sys, "stderr", _StoppedWhileWriting(stop))
+    try:
+        got = main([a.replace("{dir}", str(tmp_path)) for a in args])
+    except BaseException as exc:  # noqa: BLE001 - what escapes main is what the test is about
+        pytest.fail(f"{type(exc).__name__} escaped main()")
+    assert got == status

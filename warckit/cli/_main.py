@@ -100,21 +100,23 @@ def run(args_list: Sequence[str]) -> int:
         return EXIT_USAGE
     previous = _raise_on_sigterm()
     try:
-        apply_storage_options(args)
-        return int(args.func(args))
-    except UsageError as exc:
-        print(error_line(command, exc), file=sys.stderr)
-        return EXIT_USAGE
-    except WarckitError as exc:
-        print(error_line(command, exc), file=sys.stderr)
-        return EXIT_FAILED
-    except BrokenPipeError:
-        # Output piped into `head`: not an error of ours.
-        _close_stdout()
-        return EXIT_OK
-    except OSError as exc:
-        print(error_line(command, exc), file=sys.stderr)
-        return EXIT_FAILED
+        # (A stop raised while an error is printed ends the command as a stop too.)
+        try:
+            apply_storage_options(args)
+            return int(args.func(args))
+        except UsageError as exc:
+            print(error_line(command, exc), file=sys.stderr)
+            return EXIT_USAGE
+        except WarckitError as exc:
+            print(error_line(command, exc), file=sys.stderr)
+            return EXIT_FAILED
+        except BrokenPipeError:
+            # Output piped into `head`: not an error of ours.
+            _close_stdout()
+            return EXIT_OK
+        except OSError as exc:
+            print(error_line(command, exc), file=sys.stderr)
+            return EXIT_FAILED
     except KeyboardInterrupt:
         return 130  # the shell's convention for SIGINT
     except Terminated:
