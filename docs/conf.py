@@ -31,6 +31,14 @@ from warckit.url import *
 from warckit.cdx import *
 from warckit.tools.dedup import DedupIndex, DedupWriter
 from warckit.write.writer import RecordWriter
+import shutil as _shutil, tempfile as _tempfile
+_tempfile.tempdir = _doc_tmp = _tempfile.mkdtemp(prefix="warckit-doctest-")
+"""
+# The examples' temporary files (tempfile.mkdtemp() and the rest) go in one directory
+# per group of examples, removed after it: a docs build leaves nothing in /tmp.
+doctest_global_cleanup = """
+_tempfile.tempdir = None
+_shutil.rmtree(_doc_tmp, ignore_errors=True)
 """
 # "Attributes:" sections as field lists: the API page documents dataclass fields as
 # members too, and two descriptions of one attribute are a duplicate-object warning.
