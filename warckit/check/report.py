@@ -453,10 +453,12 @@ def finish_report(state: _FileState) -> None:
     """The findings about the whole file: a cut last record, dangling references, no records."""
     report = state.report
     _fold_cut(report, state.last)
-    if report.format == "warc" and state.refs:
+    ids = state.ids
+    refs = [ref for ref in state.refs if ref[1] not in ids]  # (most name a later record)
+    if report.format == "warc" and refs:
         # Quirk: ClueWeb09 writes WARC-Warcinfo-ID without angle brackets; compare bare.
-        known = {i.strip("<>") for i in state.ids}
-        for fname, value, offset in state.refs:
+        known = {i.strip("<>") for i in ids}
+        for fname, value, offset in refs:
             if value.strip("<>") not in known:
                 state.add("dangling-reference", "warning", f"{fname} {value} names no record in this file",
                           offset, fname)
