@@ -139,6 +139,9 @@ def test_records_extend_at_once_or_one_by_one() -> None:
     assert records.unique_ids() == {"<urn:uuid:a>": 0, "<urn:uuid:b>": 312, "<urn:uuid:c>": 1 << 40}
     records.add(7, "response", "<urn:uuid:b>")
     assert records.unique_ids() is None
+    # (records that all have an ID take a shorter way)
+    assert RecordReports([_SAMPLE[3], _SAMPLE[0]]).unique_ids() == {"<urn:uuid:c>": 1 << 40, "<urn:uuid:a>": 0}
+    assert RecordReports([_SAMPLE[0], _SAMPLE[1], _SAMPLE[0]]).unique_ids() is None
 
 
 def _spy_on_records_seen(monkeypatch: pytest.MonkeyPatch) -> list[bool]:

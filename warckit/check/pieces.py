@@ -18,7 +18,7 @@ here, from its start to the end of the file.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator
 from typing import Any
 
 from ..errors import Issue
@@ -65,6 +65,12 @@ class _Pending:
     def __iter__(self) -> Iterator[tuple[str, str, int]]:
         """The references ``(field, value, offset)`` in order."""
         return zip(self.fields, self.values, self.offsets)
+
+    def unresolved(self, ids: Container[str]) -> list[tuple[str, str, int]]:
+        """The references, in order, whose value is not one of *ids* (each distinct value
+        looked up once: most name the same warcinfo record)."""
+        missing = {value for value in set(self.values) if value not in ids}
+        return [ref for ref in self if ref[1] in missing] if missing else []
 
     def by_record(self) -> dict[int, list[tuple[str, str, int]]]:
         """``{record number: its references}``."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any, cast, overload
 
 from ..record import payload
 
@@ -90,8 +90,10 @@ class RecordReports(Sequence[RecordReport]):
     def unique_ids(self) -> dict[str, int] | None:
         """``{WARC-Record-ID: offset}`` of the records that have one; ``None`` when an ID repeats."""
         ids = self._ids
-        found = {rid: offset for rid, offset in zip(ids, self._offsets) if rid is not None}
-        return found if len(found) == len(ids) - ids.count(None) else None
+        nones = ids.count(None)
+        found: dict[str, int] = (dict(zip(cast("list[str]", ids), self._offsets)) if not nones
+                                 else {rid: offset for rid, offset in zip(ids, self._offsets) if rid is not None})
+        return found if len(found) == len(ids) - nones else None
 
     def set_digests(self, block_digest: str, payload_digest: str) -> None:
         """Set the digest states of the last record."""

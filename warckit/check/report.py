@@ -25,9 +25,9 @@ What is checked (each finding is an :class:`~warckit.errors.Issue` with a stable
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from .._speedups.headers import impl as _hp
 from .._speedups.verifyfast import impl as _vf
@@ -182,6 +182,12 @@ def _check_record(rec: Any, add: Callable[..., None], grouped: dict[str, list[st
 _Refs = list[tuple[str, str, int]]
 
 
+class _Unresolved(Protocol):
+    """A piece's references (:class:`warckit.check.pieces._Pending`)."""
+
+    def unresolved(self, ids: Container[str]) -> _Refs: ...
+
+
 class _FileState:
     """What checking one file keeps across records: its report, the record IDs seen,
     the references to resolve, and where the last record's findings start.
@@ -227,7 +233,7 @@ class _FileState:
                     keep(ref)
 
 
-    def records_seen(self, records: RecordReports, refs: Iterable[tuple[str, str, int]]) -> bool:
+    def records_seen(self, records: RecordReports, refs: _Unresolved) -> bool:
         """:meth:`record_seen` for many records at once (a piece checked in another process),
         where seeing them finds nothing: False, with nothing done, when one of their IDs was
         seen before or repeats among them. *refs* are their references, in order.
@@ -241,7 +247,7 @@ class _FileState:
             return False
         ids.update(new)
         self.report.records.extend(records)
-        self.refs.extend(ref for ref in refs if ref[1] not in ids)
+        self.refs.extend(refs.unresolved(ids))
         return True
 
 
