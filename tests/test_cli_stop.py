@@ -174,3 +174,39 @@ def test_a_stop_while_the_error_is_printed_is_a_stop(tmp_path: Path, monkeypatch
     except BaseException as exc:  # noqa: BLE001 - what escapes main is what the test is about
         pytest.fail(f"{type(exc).__name__} escaped main()")
     assert got == status
+
+
+def _blocked() -> frozenset[int]:
+    return frozenset(signal.pthread_sigmask(signal.SIG_BLOCK, []))
+
+
+def test_a_pool_starts_with_the_stops_held_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stop raised while the pool started its manager thread left a thread that its
+    shutdown could not join: ``check -j 2 DIR`` stopped early ended in a traceback
+    ("cannot join thread before it is started"). The pool now starts with SIGINT and
+    SIGTERM held off; its workers run with them unblocked (else SIGTERM, sent when the
+    command dies, would never end them)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from warckit._util.processes import process_pool
+
+    stops = {signal.SIGINT, signal.SIGTERM}
+    during_start: list[frozenset[int]] = []
+    submit = ProcessPoolExecutor.submit
+
+    def spy(self: ProcessPoolExecutor, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+        if self._executor_manager_thread is None:
+            during_start.append(_blocked())
+        return submit(self, fn, *args, **kwargs)
+
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", spy)
+    before = _blocked()
+    with process_pool(2) as pool:
+        assert _blocked() == before
+        in_workers = list(pool.map(_blocked_in_worker, range(4)))
+    assert during_start and stops <= during_start[0]
+    assert all(not (stops & blocked) for blocked in in_workers)
+
+
+def _blocked_in_worker(_: int) -> frozenset[int]:
+    return _blocked()

@@ -33,10 +33,16 @@ def stop_with_parent(parent: int) -> None:
         os.kill(os.getpid(), signal.SIGTERM)
 
 
+#: The signals that stop a command (its handlers raise).
+_STOPS = frozenset({signal.SIGINT, signal.SIGTERM})
+
+
 def _pool_worker(parent: int) -> None:
     # A worker ends on SIGTERM (the command's handler, inherited by fork, would raise
-    # into the pool's loop), and gets it when the command is killed outright.
+    # into the pool's loop), and gets it when the command is killed outright. It was
+    # started with the stops held off (process_pool), which it undoes.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
     stop_with_parent(parent)
 
 
@@ -55,7 +61,16 @@ def process_pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
         context = multiprocessing.get_context("fork")
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_pool_worker,
                                initargs=(os.getpid(),))
+    # The pool starts its manager thread (and, forked, its workers) at the first submit.
+    # A stop raised while that thread starts leaves one that shutdown cannot join ("cannot
+    # join thread before it is started"): the stop would end in a traceback. So the pool
+    # starts here, with the stops held off; its workers unblock them (_pool_worker).
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
     try:
+        try:
+            pool.submit(int)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # (a stop held off arrives here)
         yield pool
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
