@@ -236,7 +236,8 @@ class _FileState:
     def records_seen(self, records: RecordReports, refs: _Unresolved) -> bool:
         """:meth:`record_seen` for many records at once (a piece checked in another process),
         where seeing them finds nothing: False, with nothing done, when one of their IDs was
-        seen before or repeats among them. *refs* are their references, in order.
+        seen before or repeats among them. *refs* are their references, in order (a piece's
+        pending references: :class:`warckit.check.pieces._Pending`).
 
         A reference is kept when it names no record of the file read so far: one naming a
         later record of *records* is dropped, as it would be found at the end anyway.
