@@ -130,6 +130,48 @@ def test_references_resolve_alike_in_one_piece_and_in_several(tmp_path: Path) ->
         assert check_file(path, jobs=jobs, min_split_size=0) == one
 
 
+@pytest.mark.parametrize("few", [0, 10_000])
+def test_references_to_a_later_piece_resolve_looked_up_one_by_one_or_hashed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, few: int) -> None:
+    import warckit.check.report as check_report
+
+    path = tmp_path / "chain.warc.gz"
+    with open(path, "wb") as out:  # each record names the next (any cut leaves one pending)
+        for i in range(600):
+            head = (f"WARC/1.1\r\nWARC-Type: {'warcinfo' if i == 0 else 'metadata'}\r\n"
+                    f"WARC-Record-ID: <urn:uuid:{i:08d}>\r\nWARC-Date: 2026-12-01T09:00:00Z\r\n"
+                    f"WARC-Refers-To: <urn:uuid:{i + 1 if i % 37 else 10_000 + i:08d}>\r\n"
+                    "Content-Type: text/plain\r\nContent-Length: 0\r\n\r\n")
+            out.write(gzip.compress(head.encode() + b"\r\n\r\n"))
+    one = check_file(path)
+    dangling = [i.offset for i in one.issues if i.code == "dangling-reference"]
+    assert dangling == [r.offset for n, r in enumerate(one.records) if n % 37 == 0 or n == 599]
+    # (up to *few* references left at the end are looked up in the pieces' IDs one by
+    # one; more, and the pieces' IDs join the file's)
+    monkeypatch.setattr(check_report, "_FEW_REFS", few)
+    for jobs in (2, 3, 5):
+        assert check_file(path, jobs=jobs, min_split_size=0) == one
+
+
+def test_a_piece_sends_only_references_to_no_record_of_its_own(tmp_path: Path) -> None:
+    from warckit.check.pieces import _check_piece
+    from warckit.check.report import check_span
+
+    path = tmp_path / "refs.warc.gz"
+    kinds = _referring_file(path, bare=False)
+    whole = check_file(path)
+    start = whole.records[200].offset
+    events, records, unique, refs, last, stopped, fmt, compression = _check_piece(
+        check_span, str(path), FileReport(str(path)), True, start, None)
+    assert records == whole.records[200:] and unique and not stopped
+    ids = set(records.record_ids())
+    # Back references to records before the piece and the dangling ones; none naming
+    # a record of the piece, before or after the one that refers.
+    assert all(value not in ids for _, value, _ in refs)
+    assert [offset for _, _, offset in refs] == sorted(
+        [o for o in kinds["nowhere"] if o >= start] + [whole.records[200].offset])
+
+
 def test_records_extend_at_once_or_one_by_one() -> None:
     records = RecordReports(_SAMPLE[:1])
     records.extend(RecordReports(_SAMPLE[1:3]))
@@ -150,8 +192,8 @@ def _spy_on_records_seen(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     taken: list[bool] = []
     seen = _FileState.records_seen
 
-    def spy(self: _FileState, records: RecordReports, refs: list[tuple[str, str, int]]) -> bool:
-        taken.append(seen(self, records, refs))  # type: ignore[arg-type]
+    def spy(self: _FileState, records: RecordReports, refs: list[tuple[str, str, int]], unique: bool) -> bool:
+        taken.append(seen(self, records, refs, unique))  # type: ignore[arg-type]
         return taken[-1]
 
     monkeypatch.setattr(_FileState, "records_seen", spy)

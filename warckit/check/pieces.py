@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Container, Iterator
+from itertools import compress
 from typing import Any
 
 from ..errors import Issue
@@ -40,8 +41,8 @@ _SEEN = 1
 
 
 class _Pending:
-    """A piece's references to no record of the piece read before them, flat: record
-    number, field, value and offset each. Values are interned (most name the warcinfo
+    """A piece's references to no record of the piece read before them (to none of the
+    piece once :meth:`drop_resolved`), flat: record number, field, value and offset each. Values are interned (most name the warcinfo
     record, in another piece), so a piece of many records pickles small."""
 
     __slots__ = ("fields", "numbers", "offsets", "values")
@@ -65,6 +66,17 @@ class _Pending:
     def __iter__(self) -> Iterator[tuple[str, str, int]]:
         """The references ``(field, value, offset)`` in order."""
         return zip(self.fields, self.values, self.offsets)
+
+    def drop_resolved(self, ids: Container[str]) -> None:
+        """Forget the references whose value is one of *ids* (those naming a later record
+        of the piece: the parent need not look them up)."""
+        keep = [value not in ids for value in self.values]
+        if all(keep):
+            return
+        self.numbers = array("q", compress(self.numbers, keep))
+        self.fields = list(compress(self.fields, keep))
+        self.values = list(compress(self.values, keep))
+        self.offsets = array("q", compress(self.offsets, keep))
 
     def unresolved(self, ids: Container[str]) -> list[tuple[str, str, int]]:
         """The references, in order, whose value is not one of *ids* (each distinct value
@@ -116,19 +128,24 @@ class _Recorder:
 
 def _check_piece(check_span: SpanChecker, path: str, report: Any, verify: bool, start: int,
                  end: int | None) -> tuple[Any, ...]:
-    """Child: one piece's findings and markers, its records, its unresolved references,
-    where its last record started, whether it stopped at *end*, and what it learnt of
-    the file (format, compression) into *report* (a blank report)."""
+    """Child: one piece's findings and markers, its records, whether their IDs are unique
+    among them, their references to no record of the piece, where its last record
+    started, whether it stopped at *end*, and what it learnt of the file (format,
+    compression) into *report* (a blank report)."""
     recorder = _Recorder(report)
     stopped = check_span(path, recorder, report.path, verify, start, end)
-    return (recorder.issues, report.records, recorder.refs, recorder.last, stopped, report.format,
+    records = report.records
+    recorder.refs.drop_resolved(recorder.ids)
+    unique = len(recorder.ids) == len(records) - records.record_ids().count(None)
+    return (recorder.issues, records, unique, recorder.refs, recorder.last, stopped, report.format,
             report.compression)
 
 
-def _replay(state: Any, events: list[Any], records: Any, refs: _Pending, last: tuple[int, int] | None) -> None:
+def _replay(state: Any, events: list[Any], records: Any, unique: bool, refs: _Pending,
+            last: tuple[int, int] | None) -> None:
     """Feed a piece's findings and records into the file's state, in their order."""
     if (len(events) == len(records) and events.count(_SEEN) == len(events)
-            and state.records_seen(records, refs)):
+            and state.records_seen(records, refs, unique)):
         # No findings in the piece, and no finding from seeing its records: all at once.
         if last is not None:
             state.record_start(last[0])
@@ -180,8 +197,8 @@ def check_in_pieces(check_span: SpanChecker, path: str, state: Any, verify: bool
             if result is None:
                 check_span(path, state, name, verify, start)  # the child failed: redo it here
                 return
-            events, records, refs, last, stopped, fmt, compression = result
-            _replay(state, events, records, refs, last)
+            events, records, unique, refs, last, stopped, fmt, compression = result
+            _replay(state, events, records, unique, refs, last)
             if fmt is not None:
                 state.report.format = fmt
             if compression is not None:

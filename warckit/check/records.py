@@ -95,6 +95,11 @@ class RecordReports(Sequence[RecordReport]):
                                  else {rid: offset for rid, offset in zip(ids, self._offsets) if rid is not None})
         return found if len(found) == len(ids) - nones else None
 
+    def record_ids(self) -> list[str | None]:
+        """The records' WARC-Record-IDs in order (``None`` where a record has none); the
+        list itself, not a copy."""
+        return self._ids
+
     def set_digests(self, block_digest: str, payload_digest: str) -> None:
         """Set the digest states of the last record."""
         self._digests[-2:] = _PAIRS[block_digest, payload_digest]

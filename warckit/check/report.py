@@ -180,6 +180,9 @@ def _check_record(rec: Any, add: Callable[..., None], grouped: dict[str, list[st
 
 
 _Refs = list[tuple[str, str, int]]
+#: Up to this many references are looked up in a piece's IDs one by one (more: the
+#: piece's IDs are hashed once).
+_FEW_REFS = 16
 
 
 class _Unresolved(Protocol):
@@ -200,10 +203,32 @@ class _FileState:
     def __init__(self, report: FileReport) -> None:
         self.report = report
         self.issues = report.issues
-        self.ids: dict[str, int] = {}
+        self._ids: dict[str, int] = {}
+        #: Pieces taken at once (:meth:`records_seen`) whose IDs are not in ``_ids`` yet:
+        #: the last piece's IDs are only ever needed for a few references.
+        self._later: list[RecordReports] = []
         self.refs: _Refs = []  # references to no record seen when they were
         self.first = True
         self.last: tuple[int, int] | None = None  # (offset, index of its first finding)
+
+    @property
+    def ids(self) -> dict[str, int]:
+        """``{WARC-Record-ID: offset}`` of the records seen so far."""
+        if self._later:
+            for records in self._later:
+                self._ids.update(records.unique_ids() or ())
+            self._later.clear()
+        return self._ids
+
+    def unresolved(self) -> _Refs:
+        """The references kept (:attr:`refs`) that name no record seen so far."""
+        refs = [ref for ref in self.refs if ref[1] not in self._ids]  # (most name a later record)
+        if len(refs) > _FEW_REFS:
+            ids = self.ids
+            return [ref for ref in refs if ref[1] not in ids]
+        # A few (those naming a record of the last piece, dangling ones): looked up in
+        # the later pieces' IDs one by one rather than hashing all of those.
+        return [ref for ref in refs if not any(ref[1] in records.record_ids() for records in self._later)]
 
     def add(self, code: str, severity: str, message: str, offset: int | None = None,
             fld: str | None = None) -> None:
@@ -216,7 +241,7 @@ class _FileState:
     def record_seen(self, rid: str | None, offset: int, rtype: str, block: str, payload: str,
                     refs: _Refs | None) -> None:
         """The record's ID (a repeat is a finding), report (type and digest states) and references."""
-        ids = self.ids
+        ids = self._ids if not self._later else self.ids
         if rid is not None:
             if rid in ids:
                 self.add("duplicate-record-id", "error", f"WARC-Record-ID {rid} already used at offset "
@@ -233,20 +258,21 @@ class _FileState:
                     keep(ref)
 
 
-    def records_seen(self, records: RecordReports, refs: _Unresolved) -> bool:
+    def records_seen(self, records: RecordReports, refs: _Unresolved, unique: bool) -> bool:
         """:meth:`record_seen` for many records at once (a piece checked in another process),
         where seeing them finds nothing: False, with nothing done, when one of their IDs was
-        seen before or repeats among them. *refs* are their references, in order (a piece's
-        pending references: :class:`warckit.check.pieces._Pending`).
+        seen before or (*unique* false) repeats among them. *refs* are their references to
+        no record among them, in order (a piece's pending references:
+        :class:`warckit.check.pieces._Pending`).
 
-        A reference is kept when it names no record of the file read so far: one naming a
-        later record of *records* is dropped, as it would be found at the end anyway.
+        A reference is kept when it names no record of the file read so far.
         """
         ids = self.ids
-        new = records.unique_ids()
-        if new is None or not new.keys().isdisjoint(ids):
+        if not unique or any(map(ids.__contains__, records.record_ids())):
             return False
-        ids.update(new)
+        # Their IDs join ``ids`` only when a later piece or a record needs them: on two
+        # cores the last piece's are hashed here once (the test above), not three times.
+        self._later.append(records)
         self.report.records.extend(records)
         self.refs.extend(refs.unresolved(ids))
         return True
@@ -460,11 +486,10 @@ def finish_report(state: _FileState) -> None:
     """The findings about the whole file: a cut last record, dangling references, no records."""
     report = state.report
     _fold_cut(report, state.last)
-    ids = state.ids
-    refs = [ref for ref in state.refs if ref[1] not in ids]  # (most name a later record)
+    refs = state.unresolved()
     if report.format == "warc" and refs:
         # Quirk: ClueWeb09 writes WARC-Warcinfo-ID without angle brackets; compare bare.
-        known = {i.strip("<>") for i in ids}
+        known = {i.strip("<>") for i in state.ids}
         for fname, value, offset in refs:
             if value.strip("<>") not in known:
                 state.add("dangling-reference", "warning", f"{fname} {value} names no record in this file",
