@@ -24,6 +24,8 @@ from setuptools.errors import CompileError, LinkError
 
 #: The C libraries each module needs; a probe (header, function, -l name) per library.
 NEEDS = {"gzipmember": ["isal", "libdeflate"], "blockdeflate": ["libdeflate"]}
+#: Modules that bind functions with dlsym whatever the build found (verifyfast: OpenSSL's SHA1).
+BINDS = {"verifyfast"}
 PROBES = {
     "isal": ("isa-l/igzip_lib.h", "isal_inflate_init", "isal"),
     "libdeflate": ("libdeflate.h", "libdeflate_alloc_decompressor", "deflate"),
@@ -138,6 +140,8 @@ class BuildExt(build_ext):
                 ext.libraries.append(PROBES[lib][2])
             elif self._needs_ldl and "dl" not in ext.libraries:
                 ext.libraries.append("dl")
+        if name in BINDS and self._needs_ldl and "dl" not in ext.libraries:
+            ext.libraries.append("dl")
 
     def build_extension(self, ext):
         try:

@@ -6,7 +6,113 @@ for the rules.
 """
 
 
-from libc.string cimport memchr, memcmp
+from libc.string cimport memchr, memcmp, memcpy
+
+
+cdef extern from "wk_dl.h":
+    int wk_dl_bind(const char* path, const char* const* names, void** fns, int count, char* err,
+                   size_t errlen)
+
+
+# SHA-1 straight from the libcrypto hashlib uses, bound at import (as gzipmember binds
+# ISA-L): a hashlib.sha1() object costs ~0.3 us to make and free (its EVP context), a
+# tenth of a small record's digest check. Without those symbols, hashlib is called.
+ctypedef int (*sha1_init_t)(void* ctx) noexcept nogil
+ctypedef int (*sha1_update_t)(void* ctx, const void* data, size_t n) noexcept nogil
+ctypedef int (*sha1_final_t)(unsigned char* md, void* ctx) noexcept nogil
+
+cdef struct sha1_ctx:
+    unsigned long long room[32]  # (OpenSSL's SHA_CTX is 96 bytes)
+
+cdef sha1_init_t _SHA1_Init = NULL
+cdef sha1_update_t _SHA1_Update = NULL
+cdef sha1_final_t _SHA1_Final = NULL
+#: Data this large is hashed with the GIL released (hashlib releases it past 2 KiB).
+cdef Py_ssize_t _NOGIL_HASH = 1 << 16
+
+
+cdef object _sha1_source = None  # what sha1_library() says, once bound
+
+
+def sha1_library():
+    """Which SHA-1 :func:`scan_record` calls: OpenSSL's, bound on first use in the
+    libcrypto that ``_hashlib`` is linked to (importing it costs ~3 ms, so not at
+    import), or hashlib's, and why."""
+    global _sha1_source
+    if _sha1_source is None:
+        _sha1_source = _bind_sha1()
+    return _sha1_source
+
+
+def _sha1_from_openssl(bint on):
+    """Tests: hash with OpenSSL's SHA1 (bound again) or, *on* false, with hashlib; returns
+    :func:`sha1_library`."""
+    global _SHA1_Init, _sha1_source
+    if on:
+        _sha1_source = None
+        return sha1_library()
+    _SHA1_Init = NULL
+    _sha1_source = "SHA-1 from hashlib (switched off)"
+    return _sha1_source
+
+
+cdef str _bind_sha1():
+    global _SHA1_Init, _SHA1_Update, _SHA1_Final
+    cdef char err[512]
+    cdef const char* names[3]
+    cdef void* fns[3]
+    cdef unsigned char md[20]
+    try:
+        import _hashlib
+        import os
+
+        path = os.fsencode(_hashlib.__file__)
+    except (ImportError, AttributeError):
+        return "SHA-1 from hashlib (no _hashlib extension to bind)"
+    names[0] = b"SHA1_Init"
+    names[1] = b"SHA1_Update"
+    names[2] = b"SHA1_Final"
+    if wk_dl_bind(path, names, fns, 3, err, sizeof(err)) != 0:
+        return f"SHA-1 from hashlib ({err.decode(errors='replace')})"
+    _SHA1_Init = <sha1_init_t>fns[0]
+    _SHA1_Update = <sha1_update_t>fns[1]
+    _SHA1_Final = <sha1_final_t>fns[2]
+    _sha1_into(b"abc", 3, None, md)
+    if md[:20] != bytes.fromhex("a9993e364706816aba3e25717850c26c9cd0d89d"):
+        _SHA1_Init = NULL
+        return "SHA-1 from hashlib (OpenSSL's SHA1 gave a wrong digest)"
+    return "SHA-1 from OpenSSL (hashlib's libcrypto)"
+
+
+cdef int _sha1_into(const unsigned char* p, Py_ssize_t n, object view, unsigned char* md) except -1:
+    """Put the SHA-1 of ``p[:n]`` in *md* (*view*: the same bytes, for hashlib when
+    OpenSSL is not bound)."""
+    cdef sha1_ctx ctx
+    cdef bytes digest
+    if _SHA1_Init == NULL:
+        digest = _hashlib_sha1()(view).digest()
+        memcpy(md, <const char*>digest, 20)
+        return 0
+    _SHA1_Init(&ctx)
+    if n >= _NOGIL_HASH:
+        with nogil:
+            _SHA1_Update(&ctx, p, <size_t>n)
+    else:
+        _SHA1_Update(&ctx, p, <size_t>n)
+    _SHA1_Final(md, &ctx)
+    return 0
+
+
+cdef object _sha1 = None  # hashlib.sha1, on first use (`warckit --version` loads this module)
+
+
+cdef object _hashlib_sha1():
+    global _sha1
+    if _sha1 is None:
+        import hashlib
+
+        _sha1 = hashlib.sha1
+    return _sha1
 
 MISMATCH = 0
 BOTH = 1
@@ -15,7 +121,6 @@ LEGACY_OK = 3
 REVISIT = 4
 MISMATCH_CHUNKS = 5
 
-cdef object _sha1 = None  # hashlib.sha1, on first use (`warckit --version` loads this module)
 cdef Py_ssize_t _MAX_HTTP_HEAD = 1 << 20
 
 # token characters (RFC 2616 §2.2): 33..126 except separators
@@ -187,13 +292,14 @@ cdef int _http_head(const unsigned char* p, Py_ssize_t end) noexcept nogil:
     return 0
 
 
-cdef int _dechunk(const unsigned char* p, Py_ssize_t start, Py_ssize_t n, object block_view, object h) except -2:
-    """Feed the de-chunked ``p[start:n]`` to *h*: 1 chunks well formed, 0 malformed or
-    truncated, -1 a line is not plain (fall back)."""
+cdef int _dechunk(const unsigned char* p, Py_ssize_t start, Py_ssize_t n, object block_view, object h,
+                  sha1_ctx* ctx) except -2:
+    """Feed the de-chunked ``p[start:n]`` to *ctx* (OpenSSL's SHA-1), or to *h* (a hashlib
+    object, *ctx* NULL): 1 chunks well formed, 0 malformed or truncated, -1 a line is
+    not plain (fall back)."""
     cdef Py_ssize_t i = start, j, te, s, e, k
     cdef int state = 0
     cdef unsigned long long size
-    update = h.update
     while i < n:
         j = _find_lf(p, i, n)
         if j < 0:
@@ -231,10 +337,16 @@ cdef int _dechunk(const unsigned char* p, Py_ssize_t start, Py_ssize_t n, object
             if size == 0:
                 state = 3
             elif size > <unsigned long long>(n - i):
-                update(block_view[i:n])
+                if ctx != NULL:
+                    _SHA1_Update(ctx, p + i, <size_t>(n - i))
+                else:
+                    h.update(block_view[i:n])
                 return 0
             else:
-                update(block_view[i:i + <Py_ssize_t>size])
+                if ctx != NULL:
+                    _SHA1_Update(ctx, p + i, <size_t>size)
+                else:
+                    h.update(block_view[i:i + <Py_ssize_t>size])
                 i += <Py_ssize_t>size
                 state = 2
         else:
@@ -336,34 +448,40 @@ def scan_record(bytes fields, str type_name, bytes block):
             return None
         chunked = te == 1
         head_len = end
+    cdef unsigned char md[20]
+    cdef sha1_ctx ctx
     cdef bytes digest
-    global _sha1
-    if _sha1 is None:
-        import hashlib
-
-        _sha1 = hashlib.sha1
-    view = memoryview(block)
+    if _sha1_source is None:
+        sha1_library()
+    view = memoryview(block) if _SHA1_Init == NULL else None
     if have_block:
-        digest = _sha1(view).digest()
-        block_ok = memcmp(<const char*>digest, block_raw, 20) == 0
+        _sha1_into(b, bn, view, md)
+        block_ok = memcmp(md, block_raw, 20) == 0
     if have_payload:
         if type_name == "revisit":
             verdict = REVISIT
         else:
-            digest = _sha1(view[head_len:]).digest()
-            legacy_ok = memcmp(<const char*>digest, payload_raw, 20) == 0
+            _sha1_into(b + head_len, bn - head_len, view[head_len:] if view is not None else None, md)
+            legacy_ok = memcmp(md, payload_raw, 20) == 0
             if not chunked:
                 verdict = BOTH if legacy_ok else MISMATCH
             else:
-                entity = _sha1()
-                chunks = _dechunk(b, head_len, bn, view, entity)
+                if _SHA1_Init != NULL:
+                    _SHA1_Init(&ctx)
+                    chunks = _dechunk(b, head_len, bn, None, None, &ctx)
+                    _SHA1_Final(md, &ctx)
+                else:
+                    entity = _hashlib_sha1()()
+                    chunks = _dechunk(b, head_len, bn, view, entity, NULL)
+                    digest = entity.digest()
+                    memcpy(md, <const char*>digest, 20)
                 if chunks < 0:
                     return None
-                digest = entity.digest()
-                if chunks == 1 and memcmp(<const char*>digest, payload_raw, 20) == 0:
+                if chunks == 1 and memcmp(md, payload_raw, 20) == 0:
                     verdict = WARC11_OK
                 elif legacy_ok:
                     verdict = LEGACY_OK
                 else:
                     verdict = MISMATCH if chunks == 1 else MISMATCH_CHUNKS
     return (block_value, block_ok, payload_value, verdict)
+

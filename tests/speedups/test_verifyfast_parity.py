@@ -10,9 +10,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+from collections.abc import Iterator
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from twins import impl_params, requires_compiled
 
@@ -143,13 +144,48 @@ def _records(draw: st.DrawFn) -> tuple[bytes, str, bytes]:
     return b"".join(fields), type_name, block
 
 
+@pytest.fixture(params=["openssl", "hashlib"])
+def sha1_source(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The compiled twin hashing with OpenSSL's SHA1 (bound in hashlib's libcrypto) or
+    with hashlib (where OpenSSL's cannot be bound)."""
+    c = IMPLS[1].values[0]
+    said = c._sha1_from_openssl(request.param == "openssl")
+    try:
+        yield said
+    finally:
+        c._sha1_from_openssl(True)
+
+
 @requires_compiled("verifyfast")
-@settings(max_examples=600, deadline=None)
-@given(_records())
-def test_twins_agree(rec: tuple[bytes, str, bytes]) -> None:
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rec=_records())
+def test_twins_agree(rec: tuple[bytes, str, bytes], sha1_source: str) -> None:
     fields, type_name, block = rec
     py, c = (p.values[0] for p in IMPLS)
     assert py.scan_record(fields, type_name, block) == c.scan_record(fields, type_name, block)
+
+
+@requires_compiled("verifyfast")
+def test_compiled_twin_hashes_with_openssl_where_hashlib_does(sha1_source: str) -> None:
+    import _hashlib
+
+    if sha1_source != "SHA-1 from hashlib (switched off)":
+        # (CPython's _hashlib is a shared extension linked to libcrypto here and in CI)
+        assert getattr(_hashlib, "__file__", None) and sha1_source == "SHA-1 from OpenSSL (hashlib's libcrypto)"
+    c = IMPLS[1].values[0]
+    body = bytes(range(256)) * 300  # (past the size hashed without the GIL)
+    chunked = b"".join(b"%x\r\n" % len(body[i:i + 7000]) + body[i:i + 7000] + b"\r\n"
+                       for i in range(0, len(body), 7000)) + b"0\r\n\r\n"
+    block = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked
+    fields = (b"WARC-Type: response\r\nWARC-Target-URI: http://x/\r\n"
+              b"WARC-Block-Digest: sha1:" + _b32(block).encode() + b"\r\n"
+              b"WARC-Payload-Digest: sha1:" + _b32(body).encode() + b"\r\n")
+    assert c.scan_record(fields, "response", block) == (
+        b"sha1:" + _b32(block).encode(), True, b"sha1:" + _b32(body).encode(), c.WARC11_OK)
+    legacy = fields.replace(_b32(body).encode(), _b32(block[block.index(b"\r\n\r\n") + 4:]).encode())
+    assert c.scan_record(legacy, "response", block)[3] == c.LEGACY_OK
+    wrong = fields.replace(_b32(block).encode(), _b32(block[:-1]).encode())
+    assert c.scan_record(wrong, "response", block)[1] is False
 
 
 @pytest.mark.parametrize("impl", IMPLS)

@@ -190,6 +190,11 @@ def _dechunk(payload: bytes, h: object) -> bool | None:
     return False
 
 
+def sha1_library() -> str:
+    """Which SHA-1 :func:`scan_record` calls (the compiled twin binds OpenSSL's)."""
+    return "SHA-1 from hashlib"
+
+
 def scan_record(fields: bytes, type_name: str, block: bytes) -> tuple[bytes | None, bool, bytes | None, int] | None:
     """Check the digests of a record whose whole block is in memory.
 
