@@ -261,3 +261,41 @@ def test_worker_results_are_spooled_and_removed(tmp_path: Path, monkeypatch: pyt
         sum(map(len, members[:i])) for i in range(0, 2000, 97)]
     assert list(spools.iterdir()) == []
     assert len(sizes) >= 2 and all(size > 1000 for size in sizes[:2])  # both workers' results were spooled
+
+
+@pytest.mark.parametrize("cpus", [1, 2])
+def test_a_large_block_is_hashed_on_the_worker_only_with_a_cpu_to_spare(
+        monkeypatch: pytest.MonkeyPatch, cpus: int) -> None:
+    import gzip
+    import hashlib
+    import io
+    from base64 import b32encode
+
+    body = bytes(range(256)) * 8192  # 2 MiB: past OFFLOAD_THRESHOLD
+    chunked = b"".join(b"%x\r\n" % len(body[i:i + 300_000]) + body[i:i + 300_000] + b"\r\n"
+                       for i in range(0, len(body), 300_000)) + b"0\r\n\r\n"
+    block = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked
+
+    def sha1(data: bytes) -> str:
+        return "sha1:" + b32encode(hashlib.sha1(data).digest()).decode()
+
+    head = (f"WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:big>\r\n"
+            f"WARC-Date: 2026-12-04T09:00:00Z\r\nWARC-Target-URI: http://example.com/\r\n"
+            f"WARC-Block-Digest: {sha1(block)}\r\nWARC-Payload-Digest: {sha1(body)}\r\n"
+            f"Content-Type: application/http; msgtype=response\r\nContent-Length: {len(block)}\r\n\r\n")
+    data = gzip.compress(head.encode() + block + b"\r\n\r\n")
+    submitted: list[int] = []
+    real_worker = verify._worker
+
+    def worker() -> object:
+        submitted.append(1)
+        return real_worker()
+
+    monkeypatch.setattr(verify, "cpu_count", lambda: cpus)
+    monkeypatch.setattr(verify, "_worker", worker)
+    record = next(iter(warckit.open(io.BytesIO(data))))
+    assert record.content_length >= verify.OFFLOAD_THRESHOLD
+    report = verify.verify_digests(record)
+    assert report.ok and report.block is not None and report.block.ok
+    assert report.payload is not None and report.payload.convention == verify.WARC11
+    assert bool(submitted) == (cpus > 1)

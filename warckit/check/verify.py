@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._speedups.verifyfast import impl as _vf
+from .._util.cpus import cpu_count
 from ..errors import StaleRecordError
 from ..read.pieces import Forked
 from ..record import payload as _payload
@@ -286,7 +287,8 @@ def _verify_streaming(record: WarcRecord) -> DigestReport:
         payload_h = PayloadDigester(payload_d.algorithm, chunked=chunked)
     if block_h is not None:
         block_h.update(head.raw if head is not None else b"")
-        if record.content_length >= OFFLOAD_THRESHOLD:
+        if record.content_length >= OFFLOAD_THRESHOLD and cpu_count() > 1:
+            # (on one CPU the worker thread would only add its hand-offs)
             block_h = _Offloaded(block_h)
     feeds = [h.update for h in (block_h, payload_h) if h is not None]
     stream = record.payload_stream()
