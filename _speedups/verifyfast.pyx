@@ -295,8 +295,8 @@ cdef int _http_head(const unsigned char* p, Py_ssize_t end) noexcept nogil:
 cdef int _dechunk(const unsigned char* p, Py_ssize_t start, Py_ssize_t n, object block_view, object h,
                   sha1_ctx* ctx) except -2:
     """Feed the de-chunked ``p[start:n]`` to *ctx* (OpenSSL's SHA-1), or to *h* (a hashlib
-    object, *ctx* NULL): 1 chunks well formed, 0 malformed or truncated, -1 a line is
-    not plain (fall back)."""
+    object, *ctx* NULL; neither: only parse): 1 chunks well formed, 0 malformed or
+    truncated, -1 a line is not plain (fall back)."""
     cdef Py_ssize_t i = start, j, te, s, e, k
     cdef int state = 0
     cdef unsigned long long size
@@ -339,13 +339,13 @@ cdef int _dechunk(const unsigned char* p, Py_ssize_t start, Py_ssize_t n, object
             elif size > <unsigned long long>(n - i):
                 if ctx != NULL:
                     _SHA1_Update(ctx, p + i, <size_t>(n - i))
-                else:
+                elif h is not None:
                     h.update(block_view[i:n])
                 return 0
             else:
                 if ctx != NULL:
                     _SHA1_Update(ctx, p + i, <size_t>size)
-                else:
+                elif h is not None:
                     h.update(block_view[i:i + <Py_ssize_t>size])
                 i += <Py_ssize_t>size
                 state = 2
@@ -363,10 +363,10 @@ def scan_record(bytes fields, str type_name, bytes block):
     cdef Py_ssize_t bv_s = -1, bv_e = -1, pv_s = -1, pv_e = -1, ct_s = -1, ct_e = -1, tu_s = -1, tu_e = -1
     cdef unsigned char block_raw[20]
     cdef unsigned char payload_raw[20]
-    cdef bint have_block = False, have_payload = False, is_http = False, chunked = False, legacy_ok, block_ok = False
+    cdef bint have_block = False, have_payload = False, is_http = False, chunked = False, block_ok = False
     cdef const unsigned char* b = block
     cdef Py_ssize_t bn = len(block), limit, hi, end = 0, head_len = 0
-    cdef int te, chunks, verdict = -1
+    cdef int te, verdict = -1
     cdef object block_value = None, payload_value = None
     while pos < fn:
         nl = _find_lf(f, pos, fn)
@@ -449,8 +449,6 @@ def scan_record(bytes fields, str type_name, bytes block):
         chunked = te == 1
         head_len = end
     cdef unsigned char md[20]
-    cdef sha1_ctx ctx
-    cdef bytes digest
     if _sha1_source is None:
         sha1_library()
     view = memoryview(block) if _SHA1_Init == NULL else None
@@ -461,27 +459,71 @@ def scan_record(bytes fields, str type_name, bytes block):
         if type_name == "revisit":
             verdict = REVISIT
         else:
-            _sha1_into(b + head_len, bn - head_len, view[head_len:] if view is not None else None, md)
-            legacy_ok = memcmp(md, payload_raw, 20) == 0
             if not chunked:
-                verdict = BOTH if legacy_ok else MISMATCH
+                _sha1_into(b + head_len, bn - head_len, view[head_len:] if view is not None else None, md)
+                verdict = BOTH if memcmp(md, payload_raw, 20) == 0 else MISMATCH
             else:
-                if _SHA1_Init != NULL:
-                    _SHA1_Init(&ctx)
-                    chunks = _dechunk(b, head_len, bn, None, None, &ctx)
-                    _SHA1_Final(md, &ctx)
-                else:
-                    entity = _hashlib_sha1()()
-                    chunks = _dechunk(b, head_len, bn, view, entity, NULL)
-                    digest = entity.digest()
-                    memcpy(md, <const char*>digest, 20)
-                if chunks < 0:
+                verdict = _chunked_verdict(b, head_len, bn, view, payload_raw)
+                if verdict < 0:
                     return None
-                if chunks == 1 and memcmp(md, payload_raw, 20) == 0:
-                    verdict = WARC11_OK
-                elif legacy_ok:
-                    verdict = LEGACY_OK
-                else:
-                    verdict = MISMATCH if chunks == 1 else MISMATCH_CHUNKS
     return (block_value, block_ok, payload_value, verdict)
+
+
+cdef bint _legacy_first = False  # the last chunked payload matched as stored
+
+
+def _chunked_order(bint legacy_first):
+    """Tests: which convention the next chunked payload is tried with first."""
+    global _legacy_first
+    _legacy_first = legacy_first
+
+
+cdef int _chunked_verdict(const unsigned char* b, Py_ssize_t head_len, Py_ssize_t bn, object view,
+                          const unsigned char* payload_raw) except -2:
+    """The verdict on a chunked payload's digest (-1: fall back to streaming).
+
+    Each convention's digest is computed only when the verdict needs it, the one the last
+    chunked payload matched first: a file keeps to one convention, so that is one SHA-1
+    of the payload, not two. The verdict is the same in either order (the pure twin
+    computes both), unless the chunked and the de-chunked bytes had the same SHA-1.
+    """
+    global _legacy_first
+    cdef unsigned char md[20]
+    cdef int chunks
+    cdef bint legacy_ok = False
+    if _legacy_first:
+        _sha1_into(b + head_len, bn - head_len, view[head_len:] if view is not None else None, md)
+        if memcmp(md, payload_raw, 20) == 0:
+            # (the chunks are still parsed: one that is not plain falls back, as in the twin)
+            return -1 if _dechunk(b, head_len, bn, None, None, NULL) < 0 else LEGACY_OK
+    chunks = _entity_into(b, head_len, bn, view, md)
+    if chunks < 0:
+        return -1
+    if chunks == 1 and memcmp(md, payload_raw, 20) == 0:
+        _legacy_first = False
+        return WARC11_OK
+    if not _legacy_first:
+        _sha1_into(b + head_len, bn - head_len, view[head_len:] if view is not None else None, md)
+        if memcmp(md, payload_raw, 20) == 0:
+            _legacy_first = True
+            return LEGACY_OK
+    return MISMATCH if chunks == 1 else MISMATCH_CHUNKS
+
+
+cdef int _entity_into(const unsigned char* b, Py_ssize_t head_len, Py_ssize_t bn, object view,
+                      unsigned char* md) except -2:
+    """Put the SHA-1 of the de-chunked payload in *md*; what :func:`_dechunk` returns."""
+    cdef sha1_ctx ctx
+    cdef int chunks
+    cdef bytes digest
+    if _SHA1_Init != NULL:
+        _SHA1_Init(&ctx)
+        chunks = _dechunk(b, head_len, bn, None, None, &ctx)
+        _SHA1_Final(md, &ctx)
+        return chunks
+    entity = _hashlib_sha1()()
+    chunks = _dechunk(b, head_len, bn, view, entity, NULL)
+    digest = entity.digest()
+    memcpy(md, <const char*>digest, 20)
+    return chunks
 

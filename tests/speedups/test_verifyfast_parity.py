@@ -236,3 +236,35 @@ def test_scan_record_examples(impl) -> None:  # type: ignore[no-untyped-def]
     assert impl.scan_record(fields.replace(b"sha1:" + _b32(block).encode(), b"sha256:" + b"0" * 64), "response",
                             block) is None
     assert impl.scan_record(fields, "response", block.replace(b"\r\n\r\n", b"\n\n", 1)) is None
+
+
+@requires_compiled("verifyfast")
+@pytest.mark.parametrize("legacy_first", [False, True])
+@pytest.mark.parametrize("sha1_kind", ["openssl", "hashlib"])
+def test_a_chunked_payload_gets_one_verdict_whichever_convention_is_tried_first(
+        legacy_first: bool, sha1_kind: str) -> None:
+    py, c = (p.values[0] for p in IMPLS)
+    body = bytes(range(200)) * 50
+    good = _chunked(body, [4096, 1000, 8192], upper=False, ext=False, trailer=False)
+    cases = {
+        "warc1.1": (good, body),
+        "legacy": (good, good),
+        "neither": (good, b"other"),
+        "cut chunks, legacy": (good[:-5], good[:-5]),
+        "cut chunks, neither": (good[:-5], body),
+        "not plain": (b"zz\r\n" + good, b"zz\r\n" + good),
+    }
+    expected = {"warc1.1": c.WARC11_OK, "legacy": c.LEGACY_OK, "neither": c.MISMATCH,
+                "cut chunks, legacy": c.LEGACY_OK, "cut chunks, neither": c.MISMATCH_CHUNKS, "not plain": None}
+    c._sha1_from_openssl(sha1_kind == "openssl")
+    try:
+        for name, (chunked, digested) in cases.items():
+            block = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked
+            fields = (b"WARC-Type: response\r\nWARC-Target-URI: http://x/\r\n"
+                      b"WARC-Payload-Digest: sha1:" + _b32(digested).encode() + b"\r\n")
+            c._chunked_order(legacy_first)
+            got = c.scan_record(fields, "response", block)
+            assert got == py.scan_record(fields, "response", block), name
+            assert (got if got is None else got[3]) == expected[name], name
+    finally:
+        c._sha1_from_openssl(True)
