@@ -42,8 +42,9 @@ _SEEN = 1
 
 class _Pending:
     """A piece's references to no record of the piece read before them (to none of the
-    piece once :meth:`drop_resolved`), flat: record number, field, value and offset each. Values are interned (most name the warcinfo
-    record, in another piece), so a piece of many records pickles small."""
+    piece once :meth:`drop_resolved`), flat: record number, field, value and offset each.
+    Values are interned (most name the warcinfo record, in another piece), so a piece of
+    many records pickles small."""
 
     __slots__ = ("fields", "numbers", "offsets", "values")
 
