@@ -14,9 +14,10 @@ cdef extern from "wk_dl.h":
                    size_t errlen)
 
 
-# SHA-1 straight from the libcrypto hashlib uses, bound at import (as gzipmember binds
-# ISA-L): a hashlib.sha1() object costs ~0.3 us to make and free (its EVP context), a
-# tenth of a small record's digest check. Without those symbols, hashlib is called.
+# SHA-1 straight from the libcrypto hashlib uses, bound with dlsym as gzipmember binds
+# ISA-L, but on first use (sha1_library): a hashlib.sha1() object costs ~0.3 us to make
+# and free (its EVP context), a tenth of a small record's digest check. Without those
+# symbols, hashlib is called.
 ctypedef int (*sha1_init_t)(void* ctx) noexcept nogil
 ctypedef int (*sha1_update_t)(void* ctx, const void* data, size_t n) noexcept nogil
 ctypedef int (*sha1_final_t)(unsigned char* md, void* ctx) noexcept nogil
@@ -101,6 +102,12 @@ cdef int _sha1_into(const unsigned char* p, Py_ssize_t n, object view, unsigned 
         _SHA1_Update(&ctx, p, <size_t>n)
     _SHA1_Final(md, &ctx)
     return 0
+
+
+cdef int _stored_into(const unsigned char* b, Py_ssize_t head_len, Py_ssize_t bn, object view,
+                      unsigned char* md) except -1:
+    """Put the SHA-1 of the payload as stored (``b[head_len:bn]``) in *md*."""
+    return _sha1_into(b + head_len, bn - head_len, view[head_len:] if view is not None else None, md)
 
 
 cdef object _sha1 = None  # hashlib.sha1, on first use (`warckit --version` loads this module)
@@ -460,7 +467,7 @@ def scan_record(bytes fields, str type_name, bytes block):
             verdict = REVISIT
         else:
             if not chunked:
-                _sha1_into(b + head_len, bn - head_len, view[head_len:] if view is not None else None, md)
+                _stored_into(b, head_len, bn, view, md)
                 verdict = BOTH if memcmp(md, payload_raw, 20) == 0 else MISMATCH
             else:
                 verdict = _chunked_verdict(b, head_len, bn, view, payload_raw)
@@ -492,7 +499,7 @@ cdef int _chunked_verdict(const unsigned char* b, Py_ssize_t head_len, Py_ssize_
     cdef int chunks
     cdef bint legacy_ok = False
     if _legacy_first:
-        _sha1_into(b + head_len, bn - head_len, view[head_len:] if view is not None else None, md)
+        _stored_into(b, head_len, bn, view, md)
         if memcmp(md, payload_raw, 20) == 0:
             # (the chunks are still parsed: one that is not plain falls back, as in the twin)
             return -1 if _dechunk(b, head_len, bn, None, None, NULL) < 0 else LEGACY_OK
@@ -503,7 +510,7 @@ cdef int _chunked_verdict(const unsigned char* b, Py_ssize_t head_len, Py_ssize_
         _legacy_first = False
         return WARC11_OK
     if not _legacy_first:
-        _sha1_into(b + head_len, bn - head_len, view[head_len:] if view is not None else None, md)
+        _stored_into(b, head_len, bn, view, md)
         if memcmp(md, payload_raw, 20) == 0:
             _legacy_first = True
             return LEGACY_OK
