@@ -59,3 +59,82 @@ def test_cli_exit_status_and_no_traceback(warc: Path) -> None:
     assert lenient.returncode == 0, lenient.stderr
     assert "[not-utf8]" in lenient.stderr
     assert lenient.stdout.splitlines()[1].startswith("com,example)/caf%e9?q=%ff 20200101000000 ")
+
+
+def _record(rtype: bytes, fields: bytes, http_type: bytes = b"text/html") -> bytes:
+    http = b"HTTP/1.1 200 OK\r\nContent-Type: " + http_type + b"\r\nContent-Length: 0\r\n\r\n"
+    block_type = b"application/http; msgtype=response" if rtype != b"metadata" else b"text/plain"
+    block = http if rtype != b"metadata" else b"a: b\r\n"
+    return (b"WARC/1.1\r\nWARC-Type: " + rtype + b"\r\nWARC-Record-ID: <urn:uuid:9>\r\n"
+            b"WARC-Date: 2020-01-01T00:00:00Z\r\nWARC-Target-URI: http://example.com/\r\n" + fields
+            + b"Content-Type: " + block_type + b"\r\nContent-Length: " + str(len(block)).encode()
+            + b"\r\n\r\n" + block + b"\r\n\r\n")
+
+
+TYPES = frozenset({"response", "revisit", "metadata"})
+PROFILE = b"WARC-Profile: http://netpreserve.org/warc/1.1/revisit/identical-payload-digest\r\n"
+#: A byte that is not UTF-8 in each header field an index line may show (label, record).
+FIELDS = {
+    "WARC-Record-ID": _record(b"response", b"").replace(b"urn:uuid:9", b"urn:uuid:\xff9"),
+    "WARC-Payload-Digest": _record(b"response", b"WARC-Payload-Digest: sha1:AB\xffC\r\n"),
+    "WARC-Block-Digest": _record(b"metadata", b"WARC-Block-Digest: sha1:AB\xffC\r\n"),
+    "HTTP Content-Type": _record(b"response", b"", b"text/ht\xffml"),
+    "WARC-Refers-To": _record(b"metadata", b"WARC-Refers-To: <urn:uuid:\xff1>\r\n"),
+    "WARC-Concurrent-To": _record(b"metadata", b"WARC-Concurrent-To: <urn:uuid:\xff1>\r\n"),
+    "WARC-Truncated": _record(b"response", b"WARC-Truncated: leng\xffth\r\n"),
+    "WARC-Refers-To-Target-URI": _record(
+        b"revisit", PROFILE + b"WARC-Refers-To-Target-URI: http://example.com/\xff\r\n"),
+    "WARC-Refers-To-Date": _record(b"revisit", PROFILE + b"WARC-Refers-To-Date: 2019-\xff\r\n"),
+}
+
+
+@pytest.mark.parametrize("label", sorted(FIELDS))
+@pytest.mark.parametrize("fmt", ["cdx", "cdxj", "cdx11", "cdx9"])
+def test_every_field_strict_or_percent_escaped(tmp_path: Path, label: str, fmt: str) -> None:
+    """Whichever field holds the byte: a typed error naming the field and offset (no
+    TypeError from the JSON encoder, no ``\\udcff`` written into CDXJ), or ``%FF``."""
+    path = tmp_path / "field.warc"
+    path.write_bytes(GOOD + FIELDS[label])
+    issues: list[Issue] = []
+    options = IndexOptions(format=fmt, types=TYPES, lenient=True)  # type: ignore[arg-type]
+    lenient = list(index_file(path, options, on_warning=issues.append))
+    assert len(lenient) == 2
+    for line in lenient:
+        line.encode("utf-8")
+        assert "\\udc" not in line
+    shown = "%FF" in lenient[1].upper()
+    assert [(i.code, i.offset) for i in issues] == ([("not-utf8", len(GOOD))] if shown else [])
+    strict = IndexOptions(format=fmt, types=TYPES)  # type: ignore[arg-type]
+    if not shown:  # (a field this format does not write)
+        assert list(index_file(path, strict)) == lenient
+        return
+    with pytest.raises(ParseError) as caught:
+        list(index_file(path, strict))
+    assert caught.value.offset == len(GOOD)
+    assert caught.value.source == str(path)
+    assert f"not UTF-8 ({label}, those bytes as %XX: " in str(caught.value)
+
+
+@pytest.mark.parametrize("label", sorted(FIELDS))
+def test_new_style_writes_every_field(tmp_path: Path, label: str) -> None:
+    """The default format shows each of these fields: each one is caught."""
+    path = tmp_path / "field.warc"
+    path.write_bytes(FIELDS[label])
+    with pytest.raises(ParseError, match=f"not UTF-8 \\({label}, "):
+        list(index_file(path, IndexOptions(types=TYPES)))
+
+
+def test_cli_other_field_no_traceback(tmp_path: Path) -> None:
+    path = tmp_path / "id.warc"
+    path.write_bytes(GOOD + FIELDS["WARC-Record-ID"])
+    strict = subprocess.run(child.warckit_cli("index", str(path)), capture_output=True, text=True,
+                            env=child.env(), check=False)
+    assert strict.returncode == 1
+    assert (f"{path}, offset {len(GOOD)}: a header field holds bytes that are not UTF-8 "
+            "(WARC-Record-ID, those bytes as %XX: 'urn:uuid:%FF9')") in strict.stderr
+    assert "Traceback" not in strict.stderr
+    lenient = subprocess.run(child.warckit_cli("index", "--lenient", str(path)), capture_output=True,
+                             text=True, env=child.env(), check=False)
+    assert lenient.returncode == 0, lenient.stderr
+    assert '"id":"urn:uuid:%FF9"' in lenient.stdout.splitlines()[2]
+    assert "(record_id) [not-utf8]" in lenient.stderr

@@ -213,3 +213,31 @@ def test_page_titles_from_decoded_html(tmp_path: Path) -> None:
         create_wacz([warc], out, titles=titles)
         pages = [json.loads(line) for line in zipfile.ZipFile(out).read("pages/pages.jsonl").splitlines()[1:]]
         assert [p["title"] for p in pages] == expected
+
+
+def test_header_bytes_not_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A URL and a record ID that are not UTF-8: a typed error naming the offset, or (lenient)
+    ``%XX`` in the index line and in the page list, as ``warckit index`` writes them."""
+    http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<html></html>"
+    record = (b"WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:\xff>\r\n"
+              b"WARC-Date: 2024-01-01T00:00:00Z\r\nWARC-Target-URI: http://example.com/caf\xe9\r\n"
+              b"Content-Type: application/http; msgtype=response\r\n"
+              b"Content-Length: " + str(len(http)).encode() + b"\r\n\r\n" + http + b"\r\n\r\n")
+    warc = tmp_path / "latin1.warc"
+    warc.write_bytes(record)
+    out = tmp_path / "out.wacz"
+    with pytest.raises(ParseError) as caught:
+        create_wacz([warc], out)
+    assert caught.value.offset == 0
+    assert "(WARC-Target-URI, WARC-Record-ID, those bytes as %XX: 'http://example.com/caf%E9')" in str(caught.value)
+    assert not out.exists()
+    assert main(["wacz", "create", "-o", str(out), str(warc)]) == 1
+    assert "Traceback" not in capsys.readouterr().err
+    assert main(["wacz", "create", "--lenient", "-o", str(out), str(warc)]) == 0
+    assert "(url, record_id) [not-utf8]" in capsys.readouterr().err
+    zf = zipfile.ZipFile(out)
+    assert zf.read("indexes/index.cdx").startswith(
+        b'com,example)/caf%e9 20240101000000 {"url": "http://example.com/caf%E9", "mime": "text/html", ')
+    page = json.loads(zf.read("pages/pages.jsonl").splitlines()[1])
+    assert page["url"] == "http://example.com/caf%E9"
+    assert validate_wacz(out).ok

@@ -18,7 +18,10 @@ from ..record.base import is_http_block
 from ..record.fields import strip_brackets
 from ..record.records import WarcRecord
 
-__all__ = ["Capture", "escape_not_utf8", "extract", "finish", "http_fast", "repair_not_utf8"]
+__all__ = [
+    "TEXT_FIELDS", "Capture", "escape_not_utf8", "extract", "finish", "http_fast", "not_utf8_fields",
+    "repair_not_utf8", "repair_text",
+]
 
 #: Record types whose block is an HTTP message when it is one at all.
 _HTTP_TYPES = ("response", "revisit", "request")
@@ -266,4 +269,43 @@ def repair_not_utf8(cap: Capture) -> list[str]:
         if value and not value.isascii() and _NOT_UTF8.search(value):
             setattr(cap, attr, escape_not_utf8(value))
             repaired.append(attr)
+    return repaired
+
+
+#: The text attributes of a capture and the fields they are read from (ARC records: the
+#: URL, date and content type of the header line).
+TEXT_FIELDS = {
+    "url": "WARC-Target-URI", "date": "WARC-Date", "record_id": "WARC-Record-ID",
+    "payload_digest": "WARC-Payload-Digest", "block_digest": "WARC-Block-Digest",
+    "content_type": "Content-Type", "status": "HTTP status", "method": "HTTP method",
+    "http_content_type": "HTTP Content-Type", "profile": "WARC-Profile",
+    "refers_to": "WARC-Refers-To", "refers_to_uri": "WARC-Refers-To-Target-URI",
+    "refers_to_date": "WARC-Refers-To-Date", "concurrent_to": "WARC-Concurrent-To",
+    "truncated": "WARC-Truncated", "key_suffix": "POST/PUT body", "request_body": "POST/PUT body",
+}
+
+
+def _holds_not_utf8(value: object) -> bool:
+    if isinstance(value, tuple):
+        return any(_holds_not_utf8(v) for v in value)
+    return isinstance(value, str) and not value.isascii() and _NOT_UTF8.search(value) is not None
+
+
+def not_utf8_fields(cap: Capture) -> list[str]:
+    """The text attributes of *cap* that hold bytes that were not UTF-8 (surrogate
+    escapes), in :data:`TEXT_FIELDS` order."""
+    return [attr for attr in TEXT_FIELDS if _holds_not_utf8(getattr(cap, attr))]
+
+
+def repair_text(cap: Capture) -> list[str]:
+    """Lenient indexing: :func:`repair_not_utf8`, and the same for every other text
+    attribute of *cap*. Returns the names of the attributes repaired."""
+    repaired = []
+    for attr in not_utf8_fields(cap):
+        value = getattr(cap, attr)
+        if isinstance(value, tuple):
+            setattr(cap, attr, tuple(escape_not_utf8(v) for v in value))
+        else:
+            setattr(cap, attr, escape_not_utf8(value))
+        repaired.append(attr)
     return repaired

@@ -26,7 +26,16 @@ from ..read import pieces as _pieces
 from ..read import reader as _reader
 from ..record.records import WarcRecord
 from . import _keys
-from .capture import _NOT_UTF8, Capture, escape_not_utf8, extract, finish, repair_not_utf8
+from .capture import (
+    _NOT_UTF8,
+    TEXT_FIELDS,
+    Capture,
+    escape_not_utf8,
+    extract,
+    finish,
+    not_utf8_fields,
+    repair_text,
+)
 from .formats import FORMATS, FormatName
 from .lines import capture_line, header_for, new_style_entry
 from .pairing import PostBody, is_post_or_put, pair_post, post_body
@@ -41,6 +50,7 @@ __all__ = [
     "Extractor",
     "IndexOptions",
     "capture_line",
+    "checked_lines",
     "header_for",
     "index",
     "index_file",
@@ -276,27 +286,51 @@ def index_range(
     ``start=0``. The offsets of the last record before *end* and of the first one at or
     past it are appended to *stopped_at* (nothing if the file ends first).
     """
+    begin = start if read_from is None else read_from
+    return checked_lines(_iter_range(source, options, on_warning, begin, start, end, stopped_at), options,
+                         source, on_warning)
+
+
+def checked_lines(captures: Iterable[Capture], options: IndexOptions, source: InputLike,
+                  on_warning: Callable[[Issue], None] | None = None) -> Iterator[str]:
+    """The index lines (*options*' format) of *captures*, read from *source*, with a field
+    holding bytes that are not UTF-8 an error, or in lenient mode those bytes as ``%XX``."""
     fmt = options.format
     unicode_host = options.unicode_host
-    begin = start if read_from is None else read_from
-    for cap in _iter_range(source, options, on_warning, begin, start, end, stopped_at):
-        line = capture_line(cap, fmt, unicode_host=unicode_host)
-        if not line.isascii() and _NOT_UTF8.search(line):
-            line = _not_utf8(source, options, cap, line, on_warning)
+    escapes = fmt == "cdxj"  # (its JSON is ASCII: a byte that is not UTF-8 shows as \udcXX)
+    for cap in captures:
+        try:
+            line = capture_line(cap, fmt, unicode_host=unicode_host)
+        except TypeError:  # orjson refuses a surrogate escape: a byte that is not UTF-8
+            line = _not_utf8(source, options, cap, None, on_warning)
+        else:
+            if (not line.isascii() and _NOT_UTF8.search(line)) or (escapes and "\\udc" in line):
+                line = _not_utf8(source, options, cap, line, on_warning)
         yield line
 
 
-def _not_utf8(source: InputLike, options: IndexOptions, cap: Capture, line: str,
+def _not_utf8(source: InputLike, options: IndexOptions, cap: Capture, line: str | None,
               on_warning: Callable[[Issue], None] | None) -> str:
     """The line of a capture whose header fields hold bytes that are not UTF-8 (WARC 1.1
-    section 4: fields are UTF-8): an error, or in lenient mode those bytes as ``%XX``."""
+    section 4: fields are UTF-8): an error, or in lenient mode those bytes as ``%XX``.
+
+    *line*: the capture's line as formatted (``None`` if it could not be), returned as it
+    is when no field of the capture holds such bytes (CDXJ writes a character outside the
+    BMP as a surrogate pair, which looks alike).
+    """
+    fields = not_utf8_fields(cap)
+    if not fields and line is not None and not _NOT_UTF8.search(line):
+        return line
     name = os.fspath(source) if isinstance(source, (str, os.PathLike)) else getattr(source, "name", None)
     name = None if name is None else str(name)
     if not options.lenient:
-        raise ParseError("a header field holds bytes that are not UTF-8 (WARC-Target-URI, those bytes "
-                         f"as %XX: {escape_not_utf8(cap.url)!r})",
-                         source=name, offset=cap.offset)
-    repaired = repair_not_utf8(cap)
+        shown = ", ".join(dict.fromkeys(TEXT_FIELDS[f] for f in fields)) or "the index line"
+        value = getattr(cap, fields[0]) if fields else line or ""
+        text = ", ".join(value) if isinstance(value, tuple) else value
+        raise ParseError(f"a header field holds bytes that are not UTF-8 ({shown}, those bytes "
+                         f"as %XX: {escape_not_utf8(text)[:200]!r})", source=name, offset=cap.offset)
+    repaired = repair_text(cap)
+    # (anything left, such as a file name that is not UTF-8, is escaped in the line itself)
     line = escape_not_utf8(capture_line(cap, options.format, unicode_host=options.unicode_host))
     if on_warning is not None:
         on_warning(Issue("not-utf8", "bytes that are not UTF-8 written as %XX in the index line"

@@ -21,8 +21,8 @@ from contextlib import nullcontext
 from typing import IO
 
 from ..cdx._timestamps import utc_w3c
-from ..cdx.indexer import IndexOptions, iter_captures
-from ..cdx.lines import capture_line
+from ..cdx.capture import Capture
+from ..cdx.indexer import IndexOptions, checked_lines, iter_captures
 from ..cdx.sort import external_sort
 from ..errors import Issue
 from ..io.sources import open_source
@@ -57,15 +57,20 @@ def capture_lines(
         # Titles are read through a second handle: the page's record was just read, so
         # its bytes come from the page cache.
         with open_source(path).file if titles and pages_out is not None else nullcontext() as again:
-            for cap in iter_captures(path, opts, on_warning=on_warning):
-                if pages_out is not None and is_page(cap):
-                    try:
-                        ts = utc_w3c(cap.date)
-                    except ValueError:
-                        ts = cap.date
-                    title = page_title(again, cap.offset, cap.http_content_type) if again else None
-                    pages_out.write(page_line(cap.url, ts, title))
-                yield capture_line(cap, "cdxj")
+
+            def seen(caps: Iterable[Capture], again: IO[bytes] | None = again) -> Iterator[Capture]:
+                for cap in caps:
+                    yield cap  # (its line is made first: a page's URL is then as repaired)
+                    if pages_out is not None and is_page(cap):
+                        try:
+                            ts = utc_w3c(cap.date)
+                        except ValueError:
+                            ts = cap.date
+                        title = page_title(again, cap.offset, cap.http_content_type) if again else None
+                        pages_out.write(page_line(cap.url, ts, title))
+
+            yield from checked_lines(seen(iter_captures(path, opts, on_warning=on_warning)), opts, path,
+                                     on_warning)
 
 
 def sorted_index(lines: Iterable[str], out: IO[bytes], tmpdir: str | None = None) -> int:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, cast
 
 from ..cdx._timestamps import record_key
+from ..cdx.capture import escape_not_utf8
 from ..cdx.formats import CdxjEntry
 from ..check.report import FileReport, check_file
 from ..errors import Issue, ParseError, WarckitError
@@ -310,7 +311,8 @@ def _index_line(f: IO[bytes], text: str, report: WaczReport, members: dict[str, 
         add("index-no-record", f"line {n}: no record at offset {offset} of {filename} ({exc})", where)
         return
     want = str(fields.get("url", ""))
-    if want and url != want:
+    # (a URL that is not UTF-8 is indexed with those bytes as %XX, as `index --lenient` writes it)
+    if want and url != want and escape_not_utf8(url or "") != want:
         add("index-url-mismatch", f"line {n}: the record at {filename}:{offset} is of {url!r}, "
             f"not {want!r}", where)
     try:
