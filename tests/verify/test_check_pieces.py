@@ -21,6 +21,7 @@ from corpus_paths import CORPUS
 
 from warckit.check import pieces as check_pieces
 from warckit.check import report as check_report
+from warckit.check import verify as check_verify
 from warckit.check.report import check_file
 from warckit.cli import main
 from warckit.read.pieces import split_points
@@ -214,7 +215,9 @@ def test_children_do_not_use_the_parents_digest_thread(
     with open_archive(path) as reader:
         big = [r.offset for r in reader if r.content_length >= (1 << 20)]
     assert big and big[-1] > path.stat().st_size // 2  # one in the child's piece
-    code = (f"from warckit.check.report import check_file\n"
+    code = (f"from warckit.check import report, verify\n"
+            f"report._STREAMED = verify.BUFFERED_MAX = 1 << 20  # (these blocks stream)\n"
+            f"from warckit.check.report import check_file\n"
             f"one = check_file({str(path)!r})\n"
             f"two = check_file({str(path)!r}, jobs=2, min_split_size=0)\n"
             f"assert two == one, 'reports differ'\n"
@@ -261,6 +264,9 @@ def test_large_blocks_stream_and_report_as_when_read_whole(
     # Blocks of 1 MiB or more go through the digests before the record's length is asked
     # for; their findings keep the places they have when the block is read whole first.
     for path in _large_block_variants(tmp_path, bench_warc):
+        # (these blocks are 1 MiB or more: below the thresholds, they stream)
+        monkeypatch.setattr(check_report, "_STREAMED", 1 << 20)
+        monkeypatch.setattr(check_verify, "BUFFERED_MAX", 1 << 20)
         streamed = check_file(path)
         monkeypatch.setattr(check_report, "_STREAMED", 1 << 62)
         whole = check_file(path)

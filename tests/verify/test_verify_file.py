@@ -271,7 +271,7 @@ def test_a_large_block_is_hashed_on_the_worker_only_with_a_cpu_to_spare(
     import io
     from base64 import b32encode
 
-    body = bytes(range(256)) * 8192  # 2 MiB: past OFFLOAD_THRESHOLD
+    body = bytes(range(256)) * 8192 * 3  # 6 MiB: past BUFFERED_MAX, so streamed
     chunked = b"".join(b"%x\r\n" % len(body[i:i + 300_000]) + body[i:i + 300_000] + b"\r\n"
                        for i in range(0, len(body), 300_000)) + b"0\r\n\r\n"
     block = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked
@@ -294,7 +294,7 @@ def test_a_large_block_is_hashed_on_the_worker_only_with_a_cpu_to_spare(
     monkeypatch.setattr(verify, "cpu_count", lambda: cpus)
     monkeypatch.setattr(verify, "_worker", worker)
     record = next(iter(warckit.open(io.BytesIO(data))))
-    assert record.content_length >= verify.OFFLOAD_THRESHOLD
+    assert record.content_length >= verify.BUFFERED_MAX > verify.OFFLOAD_THRESHOLD
     report = verify.verify_digests(record)
     assert report.ok and report.block is not None and report.block.ok
     assert report.payload is not None and report.payload.convention == verify.WARC11

@@ -39,7 +39,7 @@ from ..record.digests import DIGEST_SIZES, Digest
 from .layout import LAYOUTS, layout_of, names_values
 from .pieces import check_in_pieces
 from .records import RecordReport, RecordReports
-from .verify import _FAST_CLASSES, _VERDICTS, OFFLOAD_THRESHOLD, WARC11, _scan, verify_digests
+from .verify import _FAST_CLASSES, _VERDICTS, BUFFERED_MAX, WARC11, _scan, verify_digests
 
 __all__ = ["FRAMING_ERRORS", "FileReport", "check_file", "check_files", "iter_check_files"]
 
@@ -59,7 +59,7 @@ _CUT_CONSEQUENCES = frozenset({
 #: RecordReport.payload_digest for each convention a payload digest matched.
 _CONVENTIONS = {"both": "pass", WARC11: payload.WARC11, payload.LEGACY: payload.LEGACY}
 #: Blocks this large stream through the digest check (the others are read whole first).
-_STREAMED = OFFLOAD_THRESHOLD
+_STREAMED = BUFFERED_MAX
 #: RecordReport.payload_digest for each verdict of the fast path but a mismatch.
 _FAST_PAYLOAD = {_vf.BOTH: "pass", _vf.WARC11_OK: payload.WARC11, _vf.LEGACY_OK: payload.LEGACY,
                  _vf.REVISIT: "unchecked"}
