@@ -15,8 +15,11 @@ from dataclasses import dataclass, field
 
 from .._speedups.headers import impl as _hp
 from ..record.base import is_http_block
-from ..record.fields import strip_brackets
+from ..record.fields import escape_not_utf8, strip_brackets
 from ..record.records import WarcRecord
+
+#: A header byte that is not UTF-8, as the field scanner decodes it (a surrogate escape).
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")
 
 __all__ = [
     "TEXT_FIELDS", "Capture", "escape_not_utf8", "extract", "finish", "http_fast", "not_utf8_fields",
@@ -244,19 +247,6 @@ def http_fast(
         return None
     status, method, ctype = clean
     return status, method, ctype, end
-
-
-#: A header byte that is not UTF-8, as the field scanner decodes it (a surrogate escape).
-_NOT_UTF8 = re.compile("[\udc80-\udcff]")
-
-
-def escape_not_utf8(value: str) -> str:
-    """*value* with the bytes that were not UTF-8 (surrogate escapes) written as ``%XX``.
-
-    >>> escape_not_utf8(b"http://ex\xe9.com/".decode("utf-8", "surrogateescape"))
-    'http://ex%E9.com/'
-    """
-    return _NOT_UTF8.sub(lambda m: f"%{ord(m.group()) - 0xDC00:02X}", value)
 
 
 def repair_not_utf8(cap: Capture) -> list[str]:

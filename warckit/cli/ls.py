@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import orjson
 
-from ..errors import HttpParseError, WarckitError
+from ..errors import HttpParseError, Issue, ParseError, WarckitError
 from ..read.reader import RECORDS_LOST, ArchiveReader
 from ..read.wacz import WaczReader
+from ..record.fields import escape_not_utf8, holds_not_utf8
 from ..record.records import WarcRecord
 from ._common import add_storage_options, expand_archives, parse_record_types, warner
 
@@ -81,17 +83,21 @@ def run(args: argparse.Namespace) -> int:
                 for rec in reader:
                     status = _status(rec, args.lenient)
                     if pending is not None:
-                        _emit(out, *pending, as_json=args.json, with_file=named)
+                        emitting, pending = pending, None
+                        _emit(out, *emitting, as_json=args.json, with_file=named, lenient=args.lenient,
+                              on_warning=warn)
                     pending = (reader.name, rec, status)
             except WarckitError:
                 # The damage is after the pending record if the reader finished it
                 # (its trailer was read): it is intact and listed before the error.
                 if pending is not None and pending[1]._stream_length is not None:
-                    _emit(out, *pending, as_json=args.json, with_file=named)
+                    _emit(out, *pending, as_json=args.json, with_file=named, lenient=args.lenient,
+                          on_warning=warn)
                     out.flush()
                 raise
             if pending is not None:
-                _emit(out, *pending, as_json=args.json, with_file=named)
+                _emit(out, *pending, as_json=args.json, with_file=named, lenient=args.lenient,
+                      on_warning=warn)
             lost = lost or any(issue.code in RECORDS_LOST for issue in reader.issues)
     # Lenient listing that had to skip damaged data lists what it could, but the
     # input is damaged: exit 1.
@@ -102,10 +108,28 @@ _COLUMNS = ("offset", "length", "type", "date", "target_uri")
 
 
 def _emit(out: Any, path: str, rec: WarcRecord, status: int | None, *, as_json: bool,
-          with_file: bool) -> None:
+          with_file: bool, lenient: bool, on_warning: Callable[[Issue], None]) -> None:
     row = _row(path, rec, status)
     if as_json:
-        out.write(orjson.dumps(row).decode() + "\n")
+        try:
+            text = orjson.dumps(row)
+        except TypeError:  # (orjson refuses a surrogate escape: a byte that is not UTF-8)
+            text = orjson.dumps(_not_utf8(row, path, rec.offset, lenient, on_warning))
+        out.write(text.decode() + "\n")
         return
     columns = ("file", *_COLUMNS) if with_file else _COLUMNS
     out.write("\t".join("-" if row[k] is None else str(row[k]) for k in columns) + "\n")
+
+
+def _not_utf8(row: dict[str, Any], path: str, offset: int, lenient: bool,
+              on_warning: Callable[[Issue], None]) -> dict[str, Any]:
+    """A JSON line is UTF-8: a field holding bytes that are not (WARC 1.1 section 4: fields
+    are UTF-8) is an error, or in lenient mode has those bytes written as ``%XX``."""
+    bad = [k for k, v in row.items() if isinstance(v, str) and holds_not_utf8(v)]
+    if not lenient:
+        raise ParseError(f"a header field holds bytes that are not UTF-8 ({', '.join(bad)}, those bytes "
+                         f"as %XX: {escape_not_utf8(row[bad[0]])[:200]!r}); --lenient lists it with %XX",
+                         source=path, offset=offset)
+    on_warning(Issue("not-utf8", f"bytes that are not UTF-8 written as %XX ({', '.join(bad)})",
+                     offset=offset, source=path))
+    return {k: escape_not_utf8(v) if k in bad else v for k, v in row.items()}

@@ -12,7 +12,24 @@ from .headers import Headers
 if TYPE_CHECKING:
     from datetime import datetime
 
-__all__ = ["WarcFields", "strip_brackets"]
+__all__ = ["WarcFields", "escape_not_utf8", "holds_not_utf8", "strip_brackets"]
+
+
+def holds_not_utf8(value: str) -> bool:
+    """Whether *value* holds bytes that were not UTF-8 (the field scanner decodes them as
+    surrogate escapes, U+DC80-U+DCFF)."""
+    return not value.isascii() and any("\udc80" <= c <= "\udcff" for c in value)
+
+
+def escape_not_utf8(value: str) -> str:
+    """*value* with the bytes that were not UTF-8 (surrogate escapes) written as ``%XX``.
+
+    >>> escape_not_utf8(b"http://ex\\xe9.com/".decode("utf-8", "surrogateescape"))
+    'http://ex%E9.com/'
+    """
+    if not holds_not_utf8(value):
+        return value
+    return "".join(f"%{ord(c) - 0xDC00:02X}" if "\udc80" <= c <= "\udcff" else c for c in value)
 
 
 def strip_brackets(value: str | None) -> str | None:
