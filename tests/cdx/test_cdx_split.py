@@ -130,21 +130,31 @@ def test_tasks_cover_the_file(generated: Path, monkeypatch: pytest.MonkeyPatch) 
 
 
 @pytest.mark.parametrize("failing", ["child", "parent"])
-def test_failed_piece_is_reindexed(generated: Path, monkeypatch: pytest.MonkeyPatch, failing: str) -> None:
+def test_failed_piece_is_reindexed(generated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                   failing: str) -> None:
     """A piece whose process fails (the forked child's or this one's) is indexed again here."""
+    import os
+
     options = IndexOptions()
     one = _write(generated, options, 1)
     monkeypatch.setattr(_split, "MIN_SPLIT_SIZE", 0)
-    real = _build._index_to_file
+    parent = os.getpid()
+    real = _build._index_into
+    failed = tmp_path / "failed"
 
-    def flaky(path, options, tmpdir, read_from=0, start=0, end=None):  # type: ignore[no-untyped-def]
-        if (start == 0) == (failing == "child"):  # the first piece runs in the child
+    def flaky(name, path, options, read_from, start, end):  # type: ignore[no-untyped-def]
+        here = "parent" if os.getpid() == parent else "child"
+        if here == failing:
+            failed.write_text(f"{here} {start}")  # (a child's memory is its own)
             raise RuntimeError("piece failed")
-        return real(path, options, tmpdir, read_from, start, end)
+        return real(name, path, options, read_from, start, end)
 
-    monkeypatch.setattr(_build, "_index_to_file", flaky)
-    assert len(_build._tasks([str(generated)], options, 2)) == 2
+    monkeypatch.setattr(_build, "_index_into", flaky)
+    tasks = _build._tasks([str(generated)], options, 2)
+    assert len(tasks) == 2
     assert _write(generated, options, 2) == one
+    # The first piece runs in the child, the last one here.
+    assert failed.read_text() == f"{failing} {tasks[0][2] if failing == 'child' else tasks[1][2]}"
 
 
 def test_parallel_unsorted_output_counts_its_lines(generated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
