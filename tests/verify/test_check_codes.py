@@ -130,3 +130,29 @@ def test_check_rst_lists_every_code_check_can_emit() -> None:
     assert {"empty-file", "truncated-head", "bare-lf", "bad-http-head", "multi-record-member"} <= emitted
     assert emitted - documented == set()
     assert documented - emitted == set()
+
+
+def test_header_bytes_not_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Bytes that are not UTF-8 in a head are one ``not-utf8`` error naming the fields; a
+    head in UTF-8 beyond ASCII (an IRI) is fine; pieces checked at once say the same."""
+    iri = _record(3, b"x").replace(b"http://example.com/3", "http://example.com/café".encode())
+    latin1 = _record(4, b"y").replace(b"http://example.com/4", b"http://example.com/caf\xe9").replace(
+        b"<urn:uuid:00000004>", b"<urn:uuid:\xff>")
+    records = [_warcinfo(), iri, latin1, _record(5, b"z")]
+    plain = tmp_path / "latin1.warc"
+    plain.write_bytes(b"".join(records))
+    at = len(records[0]) + len(records[1])
+    report = check_file(plain)
+    found = [i for i in report.issues if i.code == "not-utf8"]
+    assert [(i.severity, i.offset, i.field) for i in found] == [("error", at, "WARC-Record-ID")]
+    assert found[0].message == ("WARC-Record-ID, WARC-Target-URI: bytes that are not UTF-8 (ISO 28500 §4: "
+                                "header fields are UTF-8), as %XX: '<urn:uuid:%FF>'")
+    assert not report.ok
+    gz = tmp_path / "latin1.warc.gz"
+    gz.write_bytes(b"".join(gzip.compress(r, mtime=0) for r in records * 50))
+    one = check_file(gz)
+    assert [i.offset for i in one.issues if i.code == "not-utf8"] == [
+        sum(len(gzip.compress(r, mtime=0)) for r in (records * 50)[:k]) for k in range(2, 200, 4)]
+    assert check_file(gz, jobs=2, min_split_size=0) == one
+    assert main(["check", str(plain)]) == 1
+    assert "error: not-utf8 [WARC-Record-ID]: WARC-Record-ID, WARC-Target-URI: " in capsys.readouterr().out

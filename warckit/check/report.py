@@ -36,6 +36,7 @@ from ..read.reader import open_archive
 from ..record import payload
 from ..record import rules as _validate
 from ..record.digests import DIGEST_SIZES, Digest
+from ..record.fields import escape_not_utf8, holds_not_utf8
 from .layout import LAYOUTS, layout_of, names_values
 from .pieces import check_in_pieces
 from .records import RecordReport, RecordReports
@@ -110,6 +111,23 @@ class FileReport:
                  "offset": i.offset, "field": i.field} for i in self.issues
             ],
         }
+
+
+def _not_utf8(rec: Any, add: Callable[..., None]) -> None:
+    """A head with bytes that are not UTF-8 (WARC 1.1 section 4: header characters are
+    UTF-8): one finding naming the fields that hold them."""
+    try:
+        rec.raw_head.decode("utf-8")
+        return
+    except UnicodeDecodeError:
+        pass
+    bad = [(name, value) for name, value in rec.headers.fields if holds_not_utf8(name) or holds_not_utf8(value)]
+    if not bad:  # (the version line)
+        add("not-utf8", "error", "the version line holds bytes that are not UTF-8", rec.offset)
+        return
+    names = ", ".join(dict.fromkeys(escape_not_utf8(name) for name, _ in bad))
+    add("not-utf8", "error", f"{names}: bytes that are not UTF-8 (ISO 28500 §4: header fields are UTF-8), "
+        f"as %XX: {escape_not_utf8(bad[0][1])[:200]!r}", rec.offset, escape_not_utf8(bad[0][0]))
 
 
 def _check_record(rec: Any, add: Callable[..., None], grouped: dict[str, list[str]],
@@ -335,6 +353,8 @@ def _walk(reader: Any, state: Any, name: str, verify: bool, end: int | None = No
         # only when the field rules or the slow digest path need them.
         version = rec.version
         headers = rec.headers
+        if not rec.raw_head.isascii():
+            _not_utf8(rec, add)
         raw = headers.raw
         if raw is not None:
             names, values = field_layout(raw, 0, len(raw), headers._lenient)
