@@ -26,6 +26,9 @@ __all__ = ["WarcRecord", "is_http_block"]
 _SPOOL_MEMORY = 1 << 20
 
 
+_new = object.__new__
+
+
 class WarcRecord(WarcFields):
     """A WARC record. Subclasses add accessors for their WARC-Type.
 
@@ -124,8 +127,14 @@ class WarcRecord(WarcFields):
         content_length: int = 0,
         body: Body | None = None,
     ) -> WarcRecord:
-        """The reader's constructor: the same state as ``__init__``, without its options."""
-        self = cls.__new__(cls)
+        """The reader's constructor: the same state as ``__init__``, without its options.
+
+        *cls* adds no slots to this class's (every WARC record type).
+        """
+        # Made a WarcRecord and given its type at the end: the attribute stores specialise
+        # on the type they see (CPython 3.11+), so with one type here rather than one per
+        # WARC-Type they take the fast path (0.30 against 0.56 µs per record).
+        self = _new(WarcRecord)
         self.version = version
         self.headers = headers
         self.raw_head = raw_head
@@ -145,6 +154,8 @@ class WarcRecord(WarcFields):
         self._http_done = False
         self._lenient = lenient
         self.trailer = None
+        if cls is not WarcRecord:
+            self.__class__ = cls
         return self
 
     # -- identity -----------------------------------------------------------------
