@@ -138,3 +138,15 @@ def test_cli_other_field_no_traceback(tmp_path: Path) -> None:
     assert lenient.returncode == 0, lenient.stderr
     assert '"id":"urn:uuid:%FF9"' in lenient.stdout.splitlines()[2]
     assert "(record_id) [not-utf8]" in lenient.stderr
+
+
+def test_cdxj_character_outside_the_bmp_is_not_taken_for_a_byte(tmp_path: Path) -> None:
+    """CDXJ's JSON writes U+10000 as the pair \\ud800\\udc00, which looks like a byte that is
+    not UTF-8 (\\udcXX): the line is kept as it is, strict or lenient."""
+    path = tmp_path / "astral.warc"
+    path.write_bytes(GOOD.replace(b"http://example.com/", "http://example.com/\U00010000".encode()))
+    issues: list[Issue] = []
+    strict = list(index_file(path, IndexOptions(format="cdxj")))
+    assert '"url": "http://example.com/\\ud800\\udc00"' in strict[0]
+    assert list(index_file(path, IndexOptions(format="cdxj", lenient=True), on_warning=issues.append)) == strict
+    assert issues == []

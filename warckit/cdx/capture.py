@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from .._speedups.headers import impl as _hp
 from ..record.base import is_http_block
-from ..record.fields import escape_not_utf8, strip_brackets
+from ..record.fields import escape_not_utf8, holds_not_utf8, strip_brackets
 from ..record.records import WarcRecord
 
 #: A header byte that is not UTF-8, as the field scanner decodes it (a surrogate escape).
@@ -278,7 +278,7 @@ TEXT_FIELDS = {
 def _holds_not_utf8(value: object) -> bool:
     if isinstance(value, tuple):
         return any(_holds_not_utf8(v) for v in value)
-    return isinstance(value, str) and not value.isascii() and _NOT_UTF8.search(value) is not None
+    return isinstance(value, str) and holds_not_utf8(value)
 
 
 def not_utf8_fields(cap: Capture) -> list[str]:
