@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import json
 import random
 import re
 from pathlib import Path
@@ -156,3 +157,8 @@ def test_header_bytes_not_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert check_file(gz, jobs=2, min_split_size=0) == one
     assert main(["check", str(plain)]) == 1
     assert "error: not-utf8 [WARC-Record-ID]: WARC-Record-ID, WARC-Target-URI: " in capsys.readouterr().out
+    # JSON text is UTF-8: the record ID is written with its byte as %XX.
+    assert main(["check", "--json", str(plain)]) == 1
+    out = capsys.readouterr().out
+    out.encode("utf-8")
+    assert json.loads(out)["records"][2]["record_id"] == "<urn:uuid:%FF>"

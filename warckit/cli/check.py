@@ -11,6 +11,7 @@ from typing import IO, Any, cast
 from .._util.cpus import cpu_count
 from ..check.report import FileReport, check_file, iter_check_files
 from ..errors import UsageError
+from ..record.fields import escape_not_utf8
 from ..read.wacz import is_wacz, wacz_warcs
 from ._common import add_storage_options, display_name, expand_archives, stdin_spooled
 
@@ -109,7 +110,8 @@ def _run(args: argparse.Namespace, files: list[str]) -> int:
             bar.update(1)
             bar.clear()
         if args.json:
-            print(json.dumps(report.as_dict(), ensure_ascii=False, separators=(",", ":")))
+            # (JSON text is UTF-8: header bytes that are not, quoted in the report, as %XX)
+            print(escape_not_utf8(json.dumps(report.as_dict(), ensure_ascii=False, separators=(",", ":"))))
         else:
             _print_human(report, args.verbose, args.quiet)
         if bar is not None:

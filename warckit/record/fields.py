@@ -18,7 +18,13 @@ __all__ = ["WarcFields", "escape_not_utf8", "holds_not_utf8", "strip_brackets"]
 def holds_not_utf8(value: str) -> bool:
     """Whether *value* holds bytes that were not UTF-8 (the field scanner decodes them as
     surrogate escapes, U+DC80-U+DCFF)."""
-    return not value.isascii() and any("\udc80" <= c <= "\udcff" for c in value)
+    if value.isascii():
+        return False
+    try:
+        value.encode("utf-8")  # (a surrogate, and only that, cannot be encoded)
+    except UnicodeEncodeError:
+        return any("\udc80" <= c <= "\udcff" for c in value)
+    return False
 
 
 def escape_not_utf8(value: str) -> str:
