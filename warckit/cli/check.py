@@ -11,8 +11,8 @@ from typing import IO, Any, cast
 from .._util.cpus import cpu_count
 from ..check.report import FileReport, check_file, iter_check_files
 from ..errors import UsageError
-from ..record.fields import escape_not_utf8
 from ..read.wacz import is_wacz, wacz_warcs
+from ..record.fields import escape_not_utf8
 from ._common import add_storage_options, display_name, expand_archives, stdin_spooled
 
 __all__ = ["add_parser", "run"]

@@ -537,4 +537,6 @@ def is_http_block(content_type: str | None, rtype: str, target_uri: str | None, 
     if rtype in ("response", "request", "revisit"):
         return (target_uri or "").lower().startswith(("http:", "https:")) and content_length > 0
     return False
+
+
 WarcRecord._made_as = WarcRecord  # (its subclasses get theirs from __init_subclass__)
