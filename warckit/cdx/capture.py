@@ -10,16 +10,12 @@ POST/PUT pairing is :mod:`warckit.cdx.pairing`'s, and the line layouts are
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from .._speedups.headers import impl as _hp
 from ..record.base import is_http_block
-from ..record.fields import escape_not_utf8, holds_not_utf8, strip_brackets
+from ..record.fields import escape_not_utf8, holds_not_utf8, not_utf8_names, strip_brackets
 from ..record.records import WarcRecord
-
-#: A header byte that is not UTF-8, as the field scanner decodes it (a surrogate escape).
-_NOT_UTF8 = re.compile("[\udc80-\udcff]")
 
 __all__ = [
     "TEXT_FIELDS", "Capture", "escape_not_utf8", "extract", "finish", "http_fast", "not_utf8_fields",
@@ -256,7 +252,7 @@ def repair_not_utf8(cap: Capture) -> list[str]:
     repaired = []
     for attr in ("url", "key_suffix", "request_body"):
         value = getattr(cap, attr)
-        if value and not value.isascii() and _NOT_UTF8.search(value):
+        if value and holds_not_utf8(value):
             setattr(cap, attr, escape_not_utf8(value))
             repaired.append(attr)
     return repaired
@@ -275,16 +271,10 @@ TEXT_FIELDS = {
 }
 
 
-def _holds_not_utf8(value: object) -> bool:
-    if isinstance(value, tuple):
-        return any(_holds_not_utf8(v) for v in value)
-    return isinstance(value, str) and holds_not_utf8(value)
-
-
 def not_utf8_fields(cap: Capture) -> list[str]:
     """The text attributes of *cap* that hold bytes that were not UTF-8 (surrogate
     escapes), in :data:`TEXT_FIELDS` order."""
-    return [attr for attr in TEXT_FIELDS if _holds_not_utf8(getattr(cap, attr))]
+    return not_utf8_names((attr, getattr(cap, attr)) for attr in TEXT_FIELDS)
 
 
 def repair_text(cap: Capture) -> list[str]:

@@ -26,16 +26,8 @@ from ..read import pieces as _pieces
 from ..read import reader as _reader
 from ..record.records import WarcRecord
 from . import _keys
-from .capture import (
-    _NOT_UTF8,
-    TEXT_FIELDS,
-    Capture,
-    escape_not_utf8,
-    extract,
-    finish,
-    not_utf8_fields,
-    repair_text,
-)
+from ..record.fields import escape_not_utf8, holds_not_utf8, not_utf8_message
+from .capture import TEXT_FIELDS, Capture, extract, finish, not_utf8_fields, repair_text
 from .formats import FORMATS, FormatName
 from .lines import capture_line, header_for, new_style_entry
 from .pairing import PostBody, is_post_or_put, pair_post, post_body
@@ -304,7 +296,7 @@ def checked_lines(captures: Iterable[Capture], options: IndexOptions, source: In
         except TypeError:  # orjson refuses a surrogate escape: a byte that is not UTF-8
             line = _not_utf8(source, options, cap, None, on_warning)
         else:
-            if (not line.isascii() and _NOT_UTF8.search(line)) or (escapes and "\\udc" in line):
+            if holds_not_utf8(line) or (escapes and "\\udc" in line):
                 line = _not_utf8(source, options, cap, line, on_warning)
         yield line
 
@@ -319,16 +311,15 @@ def _not_utf8(source: InputLike, options: IndexOptions, cap: Capture, line: str 
     BMP as a surrogate pair, which looks alike).
     """
     fields = not_utf8_fields(cap)
-    if not fields and line is not None and not _NOT_UTF8.search(line):
+    if not fields and line is not None and not holds_not_utf8(line):
         return line
     name = os.fspath(source) if isinstance(source, (str, os.PathLike)) else getattr(source, "name", None)
     name = None if name is None else str(name)
     if not options.lenient:
-        shown = ", ".join(dict.fromkeys(TEXT_FIELDS[f] for f in fields)) or "the index line"
         value = getattr(cap, fields[0]) if fields else line or ""
         text = ", ".join(value) if isinstance(value, tuple) else value
-        raise ParseError(f"a header field holds bytes that are not UTF-8 ({shown}, those bytes "
-                         f"as %XX: {escape_not_utf8(text)[:200]!r})", source=name, offset=cap.offset)
+        shown = [TEXT_FIELDS[f] for f in fields] or ["the index line"]
+        raise ParseError(not_utf8_message(shown, text), source=name, offset=cap.offset)
     repaired = repair_text(cap)
     # (anything left, such as a file name that is not UTF-8, is escaped in the line itself)
     line = escape_not_utf8(capture_line(cap, options.format, unicode_host=options.unicode_host))

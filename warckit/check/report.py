@@ -36,7 +36,7 @@ from ..read.reader import open_archive
 from ..record import payload
 from ..record import rules as _validate
 from ..record.digests import DIGEST_SIZES, Digest
-from ..record.fields import escape_not_utf8, holds_not_utf8
+from ..record.fields import escape_not_utf8, not_utf8_names
 from .layout import LAYOUTS, layout_of, names_values
 from .pieces import check_in_pieces
 from .records import RecordReport, RecordReports
@@ -121,13 +121,15 @@ def _not_utf8(rec: Any, add: Callable[..., None]) -> None:
         return
     except UnicodeDecodeError:
         pass
-    bad = [(name, value) for name, value in rec.headers.fields if holds_not_utf8(name) or holds_not_utf8(value)]
+    fields = rec.headers.fields
+    bad = not_utf8_names((name, (name, value)) for name, value in fields)  # (the name or its value)
     if not bad:  # (the version line)
         add("not-utf8", "error", "the version line holds bytes that are not UTF-8", rec.offset)
         return
-    names = ", ".join(dict.fromkeys(escape_not_utf8(name) for name, _ in bad))
+    value = next(value for name, value in fields if name == bad[0])
+    names = ", ".join(dict.fromkeys(map(escape_not_utf8, bad)))
     add("not-utf8", "error", f"{names}: bytes that are not UTF-8 (ISO 28500 §4: header fields are UTF-8), "
-        f"as %XX: {escape_not_utf8(bad[0][1])[:200]!r}", rec.offset, escape_not_utf8(bad[0][0]))
+        f"as %XX: {escape_not_utf8(value)[:200]!r}", rec.offset, escape_not_utf8(bad[0]))
 
 
 def _check_record(rec: Any, add: Callable[..., None], grouped: dict[str, list[str]],

@@ -13,7 +13,7 @@ import orjson
 from ..errors import HttpParseError, Issue, ParseError, WarckitError
 from ..read.reader import RECORDS_LOST, ArchiveReader
 from ..read.wacz import WaczReader
-from ..record.fields import escape_not_utf8, holds_not_utf8
+from ..record.fields import escape_not_utf8, not_utf8_message, not_utf8_names
 from ..record.records import WarcRecord
 from ._common import add_storage_options, expand_archives, parse_record_types, warner
 
@@ -125,10 +125,9 @@ def _not_utf8(row: dict[str, Any], path: str, offset: int, lenient: bool,
               on_warning: Callable[[Issue], None]) -> dict[str, Any]:
     """A JSON line is UTF-8: a field holding bytes that are not (WARC 1.1 section 4: fields
     are UTF-8) is an error, or in lenient mode has those bytes written as ``%XX``."""
-    bad = [k for k, v in row.items() if isinstance(v, str) and holds_not_utf8(v)]
+    bad = not_utf8_names(row.items())
     if not lenient:
-        raise ParseError(f"a header field holds bytes that are not UTF-8 ({', '.join(bad)}, those bytes "
-                         f"as %XX: {escape_not_utf8(row[bad[0]])[:200]!r}); --lenient lists it with %XX",
+        raise ParseError(not_utf8_message(bad, row[bad[0]]) + "; --lenient lists it with %XX",
                          source=path, offset=offset)
     on_warning(Issue("not-utf8", f"bytes that are not UTF-8 written as %XX ({', '.join(bad)})",
                      offset=offset, source=path))

@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 from ..cdx import _keys
 from ..cdx._timestamps import digits_of
 from ..cdx.capture import Capture, escape_not_utf8, extract, repair_not_utf8
+from ..record.fields import not_utf8_message, not_utf8_names
 from ..cdx.indexer import DEFAULT_TYPES, IndexOptions, iter_captures
 from ..cdx.lines import _pywb_digest, _pywb_mime, _ts14
 from ..errors import Issue, ParseError, WarckitError
@@ -203,18 +204,12 @@ def _check_text(row: dict[str, Any], path: str, lenient: bool, on_warning: Calla
                 repaired: list[str]) -> None:
     """Parquet strings are UTF-8: a field that held bytes that are not (read as surrogate
     escapes) is a damaged record; lenient reading writes those bytes as ``%XX``."""
-    bad: list[str] = list(repaired)
-    for name, value in row.items():
-        if type(value) is not str or value.isascii():
-            continue
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            if not lenient:
-                raise ParseError(f"{name} is not valid UTF-8: {value[:200]!r}", source=path,
-                                 offset=row["warc_record_offset"]) from None
-            row[name] = escape_not_utf8(value)
-            bad.append(name)
+    bad = not_utf8_names(row.items())
+    if bad and not lenient:
+        raise ParseError(not_utf8_message(bad, row[bad[0]]), source=path, offset=row["warc_record_offset"])
+    for name in bad:
+        row[name] = escape_not_utf8(row[name])
+    bad = repaired + bad
     if bad and on_warning is not None:
         on_warning(Issue("not-utf8", f"not valid UTF-8, its bytes written as %XX: {', '.join(bad)}",
                          offset=row["warc_record_offset"], source=path, field=bad[0]))

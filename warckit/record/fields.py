@@ -10,9 +10,12 @@ from .digests import Digest
 from .headers import Headers
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from datetime import datetime
 
-__all__ = ["WarcFields", "escape_not_utf8", "holds_not_utf8", "strip_brackets"]
+__all__ = [
+    "WarcFields", "escape_not_utf8", "holds_not_utf8", "not_utf8_message", "not_utf8_names", "strip_brackets",
+]
 
 
 def holds_not_utf8(value: str) -> bool:
@@ -36,6 +39,32 @@ def escape_not_utf8(value: str) -> str:
     if not holds_not_utf8(value):
         return value
     return "".join(f"%{ord(c) - 0xDC00:02X}" if "\udc80" <= c <= "\udcff" else c for c in value)
+
+
+def not_utf8_names(fields: Iterable[tuple[str, object]]) -> list[str]:
+    """The names of the ``(name, value)`` pairs whose value (a text, or a tuple of texts)
+    holds bytes that were not UTF-8; other values are passed over.
+
+    >>> not_utf8_names([("url", "caf\\udce9"), ("date", "2024"), ("ids", ("a", "\\udcff")), ("n", 3)])
+    ['url', 'ids']
+    """
+    return [
+        name for name, value in fields
+        if (type(value) is str and not value.isascii() and holds_not_utf8(value))
+        or (type(value) is tuple and any(isinstance(v, str) and holds_not_utf8(v) for v in value))
+    ]
+
+
+def not_utf8_message(names: Iterable[str], sample: str) -> str:
+    """The strict-mode error text for fields *names* holding bytes that are not UTF-8
+    (WARC 1.1 section 4: header fields are UTF-8), quoting *sample* with those bytes as ``%XX``.
+
+    >>> not_utf8_message(["WARC-Target-URI"], "caf\\udce9")
+    "a header field holds bytes that are not UTF-8 (WARC-Target-URI, those bytes as %XX: 'caf%E9')"
+    """
+    shown = ", ".join(dict.fromkeys(names))
+    return (f"a header field holds bytes that are not UTF-8 ({shown}, "
+            f"those bytes as %XX: {escape_not_utf8(sample)[:200]!r})")
 
 
 def strip_brackets(value: str | None) -> str | None:
