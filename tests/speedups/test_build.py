@@ -96,7 +96,7 @@ def test_version_lists_every_hot_module(capsys: pytest.CaptureFixture[str]) -> N
     assert lines[0].startswith(f"warckit {__version__} (")
     status = _speedups.status()
     used = sum(s.implementation == "c" for s in status.values())
-    assert lines[1].startswith(f"compiled hot modules: {used} of 6 in use")
+    assert lines[1].startswith(f"compiled hot modules: {used} of {len(_speedups.MODULES)} in use")
     assert len(lines) == 2 + len(_speedups.MODULES)
     for line, (name, s) in zip(lines[2:], status.items()):
         words = line.split()
@@ -112,7 +112,7 @@ def test_version_lists_every_hot_module(capsys: pytest.CaptureFixture[str]) -> N
 def test_version_in_a_pure_process() -> None:
     lines = _run_in(Path(HOME), "from warckit.cli import main; main(['--version'])",
                     WARCKIT_NO_EXTENSIONS="1").stdout.splitlines()
-    assert lines[1] == "compiled hot modules: 0 of 6 in use; the others run their pure-Python twins (slower)"
+    assert lines[1] == "compiled hot modules: 0 of 7 in use; the others run their pure-Python twins (slower)"
     assert lines[3] == "  gzipmember    pure Python: WARCKIT_NO_EXTENSIONS is set"
 
 
@@ -153,7 +153,7 @@ def test_source_checkout_without_compiled_modules_warns_once(tmp_path: Path) -> 
     assert int(out.stdout.splitlines()[1]) > 0
     assert out.stderr.count("PurePythonWarning") == 1
     assert f"source checkout {root}, where headers, gzipmember, surt, readercore, blockdeflate, " \
-           "verifyfast are not compiled" in out.stderr
+           "verifyfast, prctl are not compiled" in out.stderr
     assert "pip install -e ." in out.stderr and "python setup.py build_ext --inplace" in out.stderr
     version = _run_in(root, "from warckit.cli import main; main(['--version'])").stdout
     assert f"  surt          pure Python: not built in this source checkout ({root}); run" in version

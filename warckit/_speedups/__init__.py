@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 # and those three cost more start-up time than the reading path itself.)
 
 #: Every hot module that has (or may have) a compiled twin.
-MODULES: tuple[str, ...] = ("headers", "gzipmember", "surt", "readercore", "blockdeflate", "verifyfast")
+MODULES: tuple[str, ...] = ("headers", "gzipmember", "surt", "readercore", "blockdeflate", "verifyfast", "prctl")
 
 #: True when compiled modules must not be used.
 NO_EXTENSIONS: bool = bool(os.environ.get("WARCKIT_NO_EXTENSIONS")) or (

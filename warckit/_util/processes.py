@@ -14,20 +14,14 @@ TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
 
-_PR_SET_PDEATHSIG = 1
-
-
 def stop_with_parent(parent: int) -> None:
     """Linux: this process (a child of *parent*) gets SIGTERM when its parent dies, even
     by SIGKILL, rather than run on unsupervised. Elsewhere nothing is done."""
     if not sys.platform.startswith("linux"):
         return
-    import ctypes
+    from .._speedups.prctl import impl  # (in the child: a command that forks none skips it)
 
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
-    except (OSError, AttributeError):  # (no prctl to be had: supervised as elsewhere)
+    if not impl.set_pdeathsig(int(signal.SIGTERM)):  # (no prctl to be had: supervised as elsewhere)
         return
     if os.getppid() != parent:  # the parent died before the call
         os.kill(os.getpid(), signal.SIGTERM)

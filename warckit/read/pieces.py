@@ -19,6 +19,7 @@ ranged reads (:mod:`warckit.io.remote`); each piece then reads its own range.
 
 from __future__ import annotations
 
+import marshal
 import os
 import zlib
 from collections.abc import Callable
@@ -175,8 +176,27 @@ def split_points(
     return points
 
 
+def _dumps(value: Any) -> bytes:
+    """*value* as bytes for the pipe: marshal (built in) when it holds only plain types,
+    else pickle (whose import costs a child milliseconds before its piece is done)."""
+    try:
+        return b"m" + marshal.dumps(value)
+    except ValueError:  # (an object marshal does not write: exact built-in types only)
+        import pickle
+
+        return b"p" + pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _loads(data: bytes) -> Any:
+    if data[:1] == b"m":
+        return marshal.loads(memoryview(data)[1:])
+    import pickle
+
+    return pickle.loads(memoryview(data)[1:])
+
+
 class Forked:
-    """``func(*args)`` run in a forked child, its pickled result coming back through a pipe.
+    """``func(*args)`` run in a forked child, its result coming back through a pipe.
 
     A plain ``fork`` (no process pool): the child starts at once with everything
     imported, and nothing but the pipe is set up. The child leaves with ``os._exit``
@@ -207,10 +227,8 @@ class Forked:
                 signal.pthread_sigmask(signal.SIG_SETMASK, mask)
                 stop_with_parent(parent)
                 os.close(read_fd)
-                import pickle
-
                 try:
-                    data = pickle.dumps(func(*args), protocol=pickle.HIGHEST_PROTOCOL)
+                    data = _dumps(func(*args))
                 except BaseException:  # noqa: BLE001 - any failure: the parent redoes this piece
                     data = b""
                     status = 1
@@ -231,12 +249,10 @@ class Forked:
 
     def result(self) -> Any:
         """The piece's result, or ``None`` when the child failed."""
-        import pickle
-
         with os.fdopen(self._fd, "rb") as pipe:
             data = pipe.read()
         self._reap()
-        return pickle.loads(data) if data else None
+        return _loads(data) if data else None
 
     def _reap(self) -> None:
         if self.pid is not None:

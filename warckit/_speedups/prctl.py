@@ -1,0 +1,18 @@
+"""The prctl hot module this process uses: compiled (``_prctl_c``) or its pure twin (``_prctl_py``)."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
+
+from . import NO_EXTENSIONS, fell_back
+
+if TYPE_CHECKING or NO_EXTENSIONS:
+    from . import _prctl_py as impl
+else:
+    try:
+        from . import _prctl_c as impl
+    except ImportError as exc:
+        fell_back("prctl", exc)
+        from . import _prctl_py as impl
+
+__all__ = ["impl"]
