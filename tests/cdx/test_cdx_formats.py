@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import calendar
 import io
 import json
 
@@ -215,6 +216,21 @@ def test_timestamps() -> None:
     assert seconds_of("197001010000015") == 1.5
     with pytest.raises(ValueError):
         digits_of("yesterday")
+
+
+@given(st.from_regex(r"[0-9]{4}(0[0-9]|1[0-2])[0-9]{8}([0-9]{1,9})?", fullmatch=True))
+def test_seconds_of_is_calendar_timegm(key: str) -> None:
+    """seconds_of does calendar.timegm's arithmetic (day 00 is day 1, a second 60 or an
+    hour 99 carries over) without importing calendar."""
+    year, month, day = int(key[0:4]), int(key[4:6]) or 1, int(key[6:8]) or 1
+    fraction = key[14:]
+    try:
+        want = calendar.timegm((year, month, day, int(key[8:10]), int(key[10:12]), int(key[12:14]), 0, 0, 0))
+    except ValueError:  # (year 0)
+        with pytest.raises(ValueError):
+            seconds_of(key)
+        return
+    assert seconds_of(key) == want + (int(fraction) / 10 ** len(fraction) if fraction else 0.0)
 
 
 @pytest.mark.parametrize("head_size", [200, 4090, 4093, 4094, 4200, 9000, 16_380, 20_000])
