@@ -21,7 +21,9 @@ Paths: headers (iterate, headers only), payload (iterate and read every block),
 verify (block + payload digests), check (``warckit check`` vs ``fastwarc check -p``),
 index (new-style CDX vs fastwarc index and
 cdxj-indexer), random (1,000 records read at random offsets), plus the write and
-SURT benchmarks (bench_write.py, bench_surt.py), whose reports are included. Every
+SURT benchmarks (bench_write.py, bench_surt.py), whose reports are included, and startup
+(``--version``, ``import warckit``, opening the sample and reading its first record, and
+``index`` and ``check`` of the sample, each over a bare ``python -c pass``). Every
 contender of a path also runs pinned to one CPU (``taskset -c 0``) in the same rounds: the
 tables' "1 CPU" columns (``--no-one-cpu`` leaves them out).
 
@@ -276,6 +278,41 @@ def table(stats: dict[str, dict[str, object]], size: int, refs: list[str]) -> st
     return "\n".join(lines)
 
 
+SAMPLE = ROOT / "examples" / "sample.warc.gz"
+#: Start-up: what a command costs before it does anything (#19: under 30 ms over a bare
+#: interpreter for ``--version`` and for opening a file and reading its first record).
+STARTUP_CONTENDERS = {
+    "python -c pass": [sys.executable, "-c", "pass"],
+    "import warckit": [sys.executable, "-c", "import warckit"],
+    "warckit.open + first record": [
+        sys.executable, "-c", f"import warckit\nwith warckit.open({str(SAMPLE)!r}) as r:\n    next(iter(r))"],
+    "warckit --version": [sys.executable, "-m", "warckit", "--version"],
+    "warckit index (sample)": [sys.executable, "-m", "warckit", "index", str(SAMPLE), "-o", "/dev/null"],
+    "warckit check (sample)": [sys.executable, "-m", "warckit", "check", "-q", "--no-progress", str(SAMPLE)],
+    "fastwarc index (sample)": ["fastwarc", "index", str(SAMPLE)],
+}
+STARTUP_TITLE = f"## start-up (`examples/{SAMPLE.name}`, {SAMPLE.stat().st_size:,} bytes)"
+
+
+def startup(runs: int) -> str:
+    """Start-up of each :data:`STARTUP_CONTENDERS` (one CPU is not measured apart: these
+    run on one): median wall time and the paired median over ``python -c pass``."""
+    cmds = {n: (c, _env(n)) for n, c in STARTUP_CONTENDERS.items()}
+    times: dict[str, list[float]] = {n: [] for n in cmds}
+    for cmd, env in cmds.values():
+        _run(cmd, env)
+    for _ in range(runs):
+        for name, (cmd, env) in cmds.items():
+            times[name].append(_run(cmd, env)[0])
+    bare = times["python -c pass"]
+    lines = [f"{runs} alternating runs after one warm-up; over `python -c pass`: paired median of the differences.",
+             "", "| command | median ms | over `python -c pass` ms |", "|---|---|---|"]
+    for name, t in times.items():
+        over = statistics.median(a - b for a, b in zip(t, bare))
+        lines.append(f"| {name} | {1000 * statistics.median(t):.1f} | {1000 * over:+.1f} |")
+    return "\n".join(lines)
+
+
 def make_corpora(mixes: list[str], size: int, workdir: Path, seed: int | None = None) -> dict[str, Path]:
     workdir.mkdir(parents=True, exist_ok=True)
     out = {}
@@ -366,7 +403,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="100 MB per mix and 3 runs")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--mixes", default="domain,cc,small")
-    ap.add_argument("--paths", default="headers,payload,verify,check,index,random,write,surt")
+    ap.add_argument("--paths", default="headers,payload,verify,check,index,random,write,surt,startup")
     ap.add_argument("--no-one-cpu", action="store_true",
                     help="leave out the one-CPU runs (taskset -c 0) and their columns")
     ap.add_argument("--seed", type=int, help="make_corpus.py --seed for the corpora (default: its own)")
@@ -404,7 +441,8 @@ def main() -> None:
         args.size, args.runs = 100, 3
     paths = args.paths.split(",")
     workdir = Path(args.workdir)
-    corpora = make_corpora(args.mixes.split(","), args.size, workdir, args.seed)
+    per_mix = {"headers", "payload", "verify", "check", "index", "random"}
+    corpora = make_corpora(args.mixes.split(","), args.size, workdir, args.seed) if per_mix & set(paths) else {}
     report = [
         "# warckit benchmark results",
         "",
@@ -451,6 +489,9 @@ def main() -> None:
             stats = measure(cmds, args.runs)
             report += ["", "### 1,000 records read at random offsets", "", table(stats, size, ["fastwarc", *BASE_REF])]
             print(report[-1], flush=True)
+    if "startup" in paths:
+        report += ["", STARTUP_TITLE, "", startup(max(21, 4 * args.runs))]
+        print(report[-1], flush=True)
     for name, script, extra in (("write", "bench_write.py", ["--rounds", "10"]), ("surt", "bench_surt.py", [])):
         if name not in paths:
             continue
