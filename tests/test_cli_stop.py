@@ -188,7 +188,7 @@ def test_a_pool_starts_with_the_stops_held_off(monkeypatch: pytest.MonkeyPatch) 
     command dies, would never end them)."""
     from concurrent.futures import ProcessPoolExecutor
 
-    from warckit._util.processes import process_pool
+    from warckit.read.workers import process_pool
 
     stops = {signal.SIGINT, signal.SIGTERM}
     during_start: list[frozenset[int]] = []

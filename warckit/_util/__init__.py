@@ -1,2 +1,1 @@
-"""Small helpers every layer may use: frozen dataclass base, WARC/ARC dates, CPU count,
-worker processes."""
+"""Small helpers every layer may use: frozen dataclass base, WARC/ARC dates, CPU count."""

@@ -14,7 +14,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, Any
 
-from .._util.processes import process_pool
+from ..read.workers import process_pool
 from ..errors import Issue
 from ..read.pieces import Forked
 from .formats import header_line

@@ -576,7 +576,7 @@ def iter_check_files(paths: Iterable[str | os.PathLike[str]], *, verify_digests:
         return
     from functools import partial
 
-    from .._util.processes import process_pool
+    from ..read.workers import process_pool
 
     with process_pool(min(jobs, len(names))) as pool:
         yield from pool.map(partial(check_file, verify_digests=verify_digests), names)

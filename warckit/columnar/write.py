@@ -292,7 +292,7 @@ def write_parquet(
 def _parallel(paths: Sequence[str], base: _Settings, jobs: int, report: Callable[[Issue], None],
               summary: WriteSummary) -> None:
     """Share the inputs out among *jobs* processes (round robin, largest first)."""
-    from .._util.processes import process_pool
+    from ..read.workers import process_pool
 
     def size(p: str) -> int:
         try:

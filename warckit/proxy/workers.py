@@ -21,7 +21,7 @@ import tempfile
 import traceback
 from collections.abc import Callable
 
-from .._util.processes import stop_with_parent
+from ..read.workers import stop_with_parent
 from ..errors import ParseError, UsageError, WarckitError
 from .server import ArchivingProxy
 from .stats import SharedStats

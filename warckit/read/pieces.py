@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from .._util.cpus import job_ended, job_started
-from .._util.processes import stop_with_parent
+from .workers import stop_with_parent
 from ..io.compression import GZIP_MEMBER_MAGIC, sniff_compression
 from ..io.remote import is_url
 from ..io.sources import open_source

@@ -36,7 +36,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Route
 from starlette.types import Send
 
-from .._util.processes import stop_with_parent
+from ..read.workers import stop_with_parent
 from ..cdx.query import Index
 from ..errors import ParseError, RemoteError, UsageError, WarckitError
 from .archives import (
