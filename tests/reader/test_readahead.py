@@ -1,4 +1,5 @@
-"""Inflating ahead on a native thread gives exactly the records of in-thread reading."""
+"""Inflating ahead on a native thread gives exactly the records of in-thread reading,
+and reading through a memory map of the file those of reading copies of it."""
 
 from __future__ import annotations
 
@@ -25,14 +26,20 @@ compares_readahead = pytest.mark.skipif(
 )
 
 
-def _records(path: Path, readahead: bool, lenient: bool = False) -> list[tuple[object, ...]]:
-    """Everything observable about each record, its block and how reading ended."""
+def _records(path: Path, readahead: bool, lenient: bool = False,
+             mapped: bool = True) -> list[tuple[object, ...]]:
+    """Everything observable about each record, its block and how reading ended
+    (*mapped*: the reader's default, read a gzip file through a memory map of it)."""
+    from warckit.read import reader as reader_mod
+
     out: list[tuple[object, ...]] = []
+    saved = reader_mod._MAPPED_DEFAULT
+    reader_mod._MAPPED_DEFAULT = mapped
     try:
         with warckit.ArchiveReader(path, readahead=readahead, lenient=lenient) as reader:
-            assert getattr(reader._dec, "readahead", False) == (
-                readahead and COMPILED and reader.compression == "gzip"
-            )
+            gzip_c = COMPILED and reader.compression == "gzip"
+            assert getattr(reader._dec, "readahead", False) == (readahead and gzip_c)
+            assert getattr(reader._dec, "mapped", False) == (mapped and gzip_c and path.stat().st_size > 0)
             records = []
             for i, rec in enumerate(reader):
                 digest = None
@@ -44,18 +51,24 @@ def _records(path: Path, readahead: bool, lenient: bool = False) -> list[tuple[o
             out.append(("end", [i.code for i in reader.issues], [r.length for r in records]))
     except WarckitError as exc:
         out.append(("error", type(exc).__name__, exc.offset))
+    finally:
+        reader_mod._MAPPED_DEFAULT = saved
     return out
 
 
 @compares_readahead
 @pytest.mark.parametrize("lenient", [False, True])
 def test_corpus_same_with_and_without_readahead(lenient: bool) -> None:
+    """In-thread or ahead, mapped or read: the same records, errors and issues."""
     if not CORPUS.is_dir():
         pytest.skip("shared corpus not available")
     compared = 0
     for name in GZ_ARCHIVES:
         path = CORPUS / name
-        assert _records(path, True, lenient) == _records(path, False, lenient), name
+        expect = _records(path, False, lenient, mapped=False)
+        assert _records(path, False, lenient) == expect, name
+        assert _records(path, True, lenient) == expect, name
+        assert _records(path, True, lenient, mapped=False) == expect, name
         compared += 1
     assert compared > 50
 

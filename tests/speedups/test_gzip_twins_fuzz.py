@@ -3,7 +3,8 @@
 Several hundred generated files (gzip per record and whole-file gzip, with empty
 members, flipped bytes, cut ends, garbage and bad header CRCs) are read by each build
 in its own process (``WARCKIT_NO_EXTENSIONS=1`` for the pure one), strict and lenient,
-the compiled one with and without its read-ahead thread, and both in lanes of a few
+the compiled one with and without its read-ahead thread, each reading the file through
+a memory map of it (the default) and through copies (``WARCKIT_MMAP=0``), and both in lanes of a few
 KB (LaneDecoder: many lane switches per file). A caller that catches an
 error and calls ``next()`` again is simulated. Records (offset, length, block digest),
 errors (type, offset, message) and issues must be the same in every run.
@@ -39,6 +40,7 @@ assert warckit._speedups.implementations()["gzipmember"] == os.environ["EXPECT_G
 from warckit.errors import WarckitError
 
 switches = []
+mapped = 0
 if sys.argv[1] == "lanes":  # every gzip file in lanes of a few KB (both twins)
     import functools
     from warckit._speedups.gzipmember import impl
@@ -58,6 +60,7 @@ for path in sys.argv[2:]:
         result = {"records": [], "errors": [], "issues": []}
         reader = warckit.open(path, lenient=lenient, readahead=sys.argv[1] != "0",
                               on_warning=lambda i: result["issues"].append([i.code, i.offset, i.message]))
+        mapped += bool(getattr(reader._dec, "mapped", False))
         for _ in range(200):
             try:
                 rec = next(reader)
@@ -73,6 +76,7 @@ for path in sys.argv[2:]:
         reader.close()
         out.append(result)
 out.append(sum(switches))
+out.append(mapped)
 json.dump(out, sys.stdout)
 """
 
@@ -130,10 +134,12 @@ def _case(rng: random.Random) -> bytes:
     return data
 
 
-def _run(paths: list[str], *, pure: bool, readahead: bool, lanes: int = 0) -> list[dict]:  # type: ignore[type-arg]
+def _run(paths: list[str], *, pure: bool, readahead: bool, lanes: int = 0,
+         mapped: bool = True) -> list[dict]:  # type: ignore[type-arg]
     """What each build reads (*lanes*: gzip read in LaneDecoder lanes of that span)."""
     # The installed (or built) warckit the tests import, not the checkout cwd would give.
-    env = child.env(EXPECT_GZIPMEMBER="py" if pure else "c", LANE_SPAN=str(lanes))
+    env = child.env(EXPECT_GZIPMEMBER="py" if pure else "c", LANE_SPAN=str(lanes),
+                    WARCKIT_MMAP="1" if mapped else "0")
     env.pop("WARCKIT_REQUIRE_EXTENSIONS", None)
     if pure:
         env["WARCKIT_NO_EXTENSIONS"] = "1"
@@ -145,6 +151,8 @@ def _run(paths: list[str], *, pure: bool, readahead: bool, lanes: int = 0) -> li
                          check=False)
     assert run.returncode == 0, run.stderr.decode()[-3000:]
     result: list[dict] = json.loads(run.stdout)  # type: ignore[type-arg]
+    maps = result.pop()
+    assert (maps > 0) == (mapped and not pure)  # (the files were read through maps, or not)
     switches = result.pop()
     assert (switches > 0) == bool(lanes)  # (lanes did switch)
     return result
@@ -162,6 +170,8 @@ def test_twins_agree_on_damaged_gzip(tmp_path: Path, seed: int) -> None:
     pure = _run(paths, pure=True, readahead=False)
     compiled = _run(paths, pure=False, readahead=False)
     threaded = _run(paths, pure=False, readahead=True)
+    copied = _run(paths, pure=False, readahead=False, mapped=False)
+    threaded_copied = _run(paths, pure=False, readahead=True, mapped=False)
     lanes = _run(paths, pure=False, readahead=True, lanes=997 * seed)
     pure_lanes = _run(paths, pure=True, readahead=True, lanes=1000 * seed)
     damaged = 0
@@ -170,6 +180,8 @@ def test_twins_agree_on_damaged_gzip(tmp_path: Path, seed: int) -> None:
             i = 2 * k + j
             assert compiled[i] == pure[i], (path, mode, compiled[i], pure[i])
             assert threaded[i] == pure[i], (path, mode, threaded[i], pure[i])
+            assert copied[i] == pure[i], (path, mode, copied[i], pure[i])
+            assert threaded_copied[i] == pure[i], (path, mode, threaded_copied[i], pure[i])
             assert lanes[i] == pure[i], (path, mode, lanes[i], pure[i])
             assert pure_lanes[i] == pure[i], (path, mode, pure_lanes[i], pure[i])
             damaged += bool(pure[i]["errors"] or pure[i]["issues"])

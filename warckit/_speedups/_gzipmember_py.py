@@ -88,10 +88,14 @@ class GzipDecoder:
         direct: Let the compiled twin inflate small members whole with libdeflate
             (sequential reading; random access turns it off). Here, without it (and
             without *readahead*), reads start small, as the compiled twin's do.
+        mapped: Let the compiled twin read a regular file (with *direct*) through a
+            memory map of it rather than copies of it; this twin reads *fileobj*.
     """
 
-    #: Whether a thread inflates ahead of :meth:`read` (never, in this twin).
+    #: Whether a thread inflates ahead of :meth:`read`, and whether the file is read
+    #: through a memory map of it (never, in this twin).
     readahead = False
+    mapped = False
 
     compression = "gzip"
 
@@ -104,6 +108,7 @@ class GzipDecoder:
         in_chunk: int = IN_CHUNK,
         readahead: bool = False,
         direct: bool = True,
+        mapped: bool = False,
     ) -> None:
         self._f = fileobj
         self._in_chunk = in_chunk
@@ -413,6 +418,7 @@ class LaneDecoder:
 
     compression = "gzip"
     readahead = False
+    mapped = False
 
     def __init__(
         self,
@@ -424,6 +430,7 @@ class LaneDecoder:
         readahead: bool = False,
         direct: bool = True,
         span: int | None = None,
+        mapped: bool = False,
     ) -> None:
         self._f = fileobj
         self._source = source

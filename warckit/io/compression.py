@@ -431,6 +431,7 @@ def make_decoder(
     in_chunk: int | None = None,
     readahead: bool = False,
     direct: bool = True,
+    mapped: bool = False,
 ) -> Decoder:
     """Return the decoder for *compression* (``"gzip"``, ``"zstd"`` or ``"none"``).
 
@@ -438,15 +439,18 @@ def make_decoder(
     (files with a descriptor only; elsewhere it has no effect), and on two (a
     :class:`LaneDecoder`) when that pays (see :func:`_lanes_pay`). *direct* lets it
     inflate small members whole (for sequential reading; random access turns it off).
+    *mapped* (with *direct*) lets it read a regular file through a memory map of it:
+    the file's descriptor and position are used, and the file object is not moved.
     """
     if compression == "gzip":
         if readahead and direct and _lanes_pay(fileobj, start):
             lanes: Decoder = LaneDecoder(
-                fileobj, start, source, "stop" if lenient else "error", in_chunk or IN_CHUNK)
+                fileobj, start, source, "stop" if lenient else "error", in_chunk or IN_CHUNK,
+                mapped=mapped)
             return lanes
         decoder: Decoder = GzipDecoder(
             fileobj, start, source, "stop" if lenient else "error", in_chunk or IN_CHUNK,
-            readahead=readahead, direct=direct,
+            readahead=readahead, direct=direct, mapped=mapped,
         )
         return decoder
     if compression == "zstd":

@@ -64,6 +64,7 @@ MAX_HEADER_SIZE = 1 << 20
 
 #: Whether readers inflate gzip files ahead on a thread by default.
 _READAHEAD_DEFAULT = cpu_count() > 1 and os.environ.get("WARCKIT_READAHEAD", "1") != "0"
+_MAPPED_DEFAULT = os.environ.get("WARCKIT_MMAP", "1") != "0"
 
 
 
@@ -173,6 +174,8 @@ class ArchiveReader(ArcHeads, Recovery, _ReaderCore):
             readahead = self._own and _chunk is None and _READAHEAD_DEFAULT
         kwargs["readahead"] = readahead
         kwargs["direct"] = _chunk is None
+        # (a file it opened: nobody else reads its file object, which a map leaves unmoved)
+        kwargs["mapped"] = self._own and _chunk is None and _MAPPED_DEFAULT
         self._dec_kwargs = kwargs
         self._dec: Any = make_decoder(self._f, self.compression, **kwargs)
         if self.compression == "zstd" and offset and self._f.seekable():
