@@ -24,6 +24,7 @@ from typing import Any, Literal, Protocol
 import orjson
 
 from ..errors import ParseError
+from ..record.fields import holds_not_utf8
 
 __all__ = [
     "CDX9_LEGEND",
@@ -100,7 +101,16 @@ def _loads(text: str, line: str) -> dict[str, Any]:
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError as exc:
-        raise ParseError(f"bad JSON in index line {line[:200]!r}: {exc}") from None
+        if not holds_not_utf8(text):
+            raise ParseError(f"bad JSON in index line {line[:200]!r}: {exc}") from None
+        # Bytes that are not UTF-8 (surrogate escapes), which orjson refuses: the
+        # standard library's parser keeps them.
+        import json
+
+        try:
+            value = json.loads(text)
+        except ValueError as exc2:
+            raise ParseError(f"bad JSON in index line {line[:200]!r}: {exc2}") from None
     if not isinstance(value, dict):
         raise ParseError(f"JSON field is not an object in index line {line[:200]!r}")
     return value

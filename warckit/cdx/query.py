@@ -338,7 +338,9 @@ def _run(index: Index, q: Query, low: str | None, high: str | None) -> Iterator[
     fmt = index.format
     for line in lines:
         try:
-            entry = parse_line(line.decode("utf-8", "replace"), fmt)
+            # (bytes that are not UTF-8, from another tool's index, are kept as
+            # surrogate escapes: the line is shown as it is, never with U+FFFD)
+            entry = parse_line(line.decode("utf-8", "surrogateescape"), fmt)
         except ParseError as exc:
             raise exc.located(source=index.path) from None
         if _matches_filters(entry, q, low, high):

@@ -15,10 +15,11 @@ import orjson
 from ..cdx._timestamps import lower_bound, upper_bound
 from ..cdx.formats import AnyEntry
 from ..cdx.query import MATCH_TYPES, Index, Query, check_url, entry_to_dict, run_query
-from ..errors import UsageError
+from ..errors import Issue, UsageError
+from ..record.fields import escape_not_utf8, not_utf8_message, not_utf8_names
 from ..read.wacz import is_wacz
 from ..wacz.query import WaczIndex
-from ._common import add_storage_options, parse_record_types, stdin_spooled
+from ._common import add_storage_options, issue_line, parse_record_types, stdin_spooled
 
 
 def add_parser(subparsers: Any) -> None:
@@ -102,14 +103,26 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print(entries: Iterable[AnyEntry], as_json: bool) -> int:
-    """Write *entries* to standard output (a line or a JSON object each); how many."""
+    """Write *entries* to standard output (a line or a JSON object each); how many.
+
+    A line holding bytes that are not UTF-8 (another tool's index) is written as it is;
+    in JSON, which holds only Unicode, those bytes are written ``%XX``, with a warning.
+    """
     out = sys.stdout.buffer
     found = 0
     for entry in entries:
         found += 1
         if as_json:
-            out.write(orjson.dumps(entry_to_dict(entry)) + b"\n")
+            fields = entry_to_dict(entry)
+            names = not_utf8_names(fields.items())
+            if names:
+                fields = {escape_not_utf8(k): escape_not_utf8(v) if isinstance(v, str) else v
+                          for k, v in fields.items()}
+                print(issue_line("query", Issue(
+                    "not-utf8", not_utf8_message(names, entry.format()[:200]), "warning")),
+                      file=sys.stderr)
+            out.write(orjson.dumps(fields) + b"\n")
         else:
-            out.write(entry.format().encode("utf-8") + b"\n")
+            out.write(entry.format().encode("utf-8", "surrogateescape") + b"\n")
     out.flush()
     return found
