@@ -26,7 +26,9 @@ typedef struct {
     const char *hi;
 } wk_bus_frame;
 
-static __thread wk_bus_frame *wk_bus_top;  /* armed while this thread reads a mapping */
+/* Armed while this thread reads a mapping. (initial-exec: the handler reads it without
+ * __tls_get_addr, which may allocate, and nothing that allocates is safe in a handler.) */
+static __thread wk_bus_frame *wk_bus_top __attribute__((tls_model("initial-exec")));
 static struct sigaction wk_bus_prev;
 
 static void wk_bus_handler(int sig, siginfo_t *info, void *uctx)
