@@ -319,6 +319,54 @@ def test_no_lanes_for_small_members_nor_beside_the_processes_own_jobs(
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="fork()")
+def test_parallel_jobs_inflate_large_members_in_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One of parallel jobs (a forked child, or a process whose children take the other
+    CPUs) inflates a file of large members in its own thread, small members still
+    ahead; a process on its own reads ahead (in lanes) as before."""
+    import time
+
+    from warckit.io import compression
+    from warckit.read.pieces import Forked
+
+    if not compression._gzipmember.LANES_THREADED:
+        pytest.skip("read-ahead needs the compiled decoder")
+    monkeypatch.setattr(compression, "cpu_count", lambda: 2)
+    monkeypatch.setattr(compression, "_LANES", True)
+    small = gzip.compress(b"WARC/1.1\r\n" + b"x" * 200)
+    large = gzip.compress(os.urandom(64 << 10))
+    files = {}
+    for name, m in (("small", small), ("large", large)):
+        files[name] = tmp_path / f"{name}.gz"
+        with open(files[name], "wb") as f:
+            f.write(m * ((2 << 20) // len(m) + 1))
+            f.truncate(compression.LANES_MIN_SIZE + (1 << 20))
+
+    def ahead(name: str) -> tuple[type, bool]:
+        with open(files[name], "rb") as f:
+            dec = compression.make_decoder(f, "gzip", readahead=True)
+            try:
+                return type(dec), bool(dec.readahead)  # type: ignore[attr-defined]
+            finally:
+                dec.close()  # type: ignore[attr-defined]
+
+    assert ahead("large") == (compression.LaneDecoder, True)
+    assert ahead("small") == (compression.GzipDecoder, True)
+    child = Forked(time.sleep, 0.5)  # a parallel job of this process takes the other CPU
+    try:
+        assert ahead("large") == (compression.GzipDecoder, False)
+        assert ahead("small") == (compression.GzipDecoder, True)
+    finally:
+        assert child.result() is None
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports through its exit status
+        ok = ahead("large") == (compression.GzipDecoder, False) and ahead("small") == (compression.GzipDecoder, True)
+        os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert ahead("large") == (compression.LaneDecoder, True)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork()")
 def test_forked_children_read_with_one_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A forked child (a parallel job of index -j, verify or check, one per CPU) keeps
     to one read-ahead thread; its parent still reads in lanes."""
