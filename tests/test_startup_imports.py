@@ -111,6 +111,19 @@ def test_indexing_one_file_imports_no_process_pool(tmp_path: Path) -> None:
     assert sorted(modules & {"multiprocessing", "concurrent.futures.process"}) == []
 
 
+@pytest.mark.parametrize("command", ["index", "check"])
+def test_a_command_on_a_warc_imports_no_zip_layer(command: str, tmp_path: Path) -> None:
+    """`index` and `check` tell a WACZ among their inputs by its first bytes: the ZIP
+    layer (read.wacz, io.zipped) is imported for a WACZ only; `check` also does without
+    datetime (the index's orjson imports it)."""
+    args = [command, SAMPLE] + (["-o", str(tmp_path / "out.cdx")] if command == "index" else [])
+    modules = _imported("import contextlib, io\nfrom warckit.cli import main\n"
+                        f"with contextlib.redirect_stdout(io.StringIO()):\n    assert main({args!r}) == 0")
+    assert sorted(m for m in modules if m.startswith(("warckit.read.wacz", "warckit.io.zipped", "zipfile"))) == []
+    if command == "check":
+        assert "datetime" not in modules
+
+
 def test_everything_in_all_is_there() -> None:
     modules = _imported("import warckit\nfor name in warckit.__all__:\n    getattr(warckit, name)")
     assert "warckit.write" in modules and "warckit.check" in modules

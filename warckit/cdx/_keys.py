@@ -9,7 +9,6 @@ cdxj-indexer, OutbackCDX); ``new-style`` keeps ``www`` and ends the host with a 
 
 from __future__ import annotations
 
-import base64
 import json
 import re
 from collections.abc import Callable
@@ -123,6 +122,8 @@ def host_unicode(key: str) -> str:
 
 
 def _binary(data: bytes) -> str:
+    import base64  # (POST bodies that are not text only)
+
     return "__wb_post_data=" + base64.b64encode(data).decode("ascii")
 
 

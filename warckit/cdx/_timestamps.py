@@ -15,7 +15,6 @@ the time :attr:`warckit.WarcRecord.date` gives.
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timedelta
 
 __all__ = [
     "digits_of",
@@ -84,6 +83,8 @@ def _to_utc(year: str, month: str, day: str, hour: str, minute: str, zone: str,
     Offsets are whole minutes, so seconds (a leap second ``60`` too) and the fraction
     stay as written.
     """
+    from datetime import datetime, timedelta  # (a zone other than Z only: start-up stays quick)
+
     sign = -1 if zone[0] == "-" else 1
     zone_digits = zone[1:].replace(":", "")
     offset = timedelta(hours=int(zone_digits[:2]), minutes=int(zone_digits[2:]))
@@ -157,7 +158,7 @@ def upper_bound(timestamp: str) -> str:
     return digits + _HIGH_FRACTION[: max(0, 23 - len(digits))]
 
 
-_EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
+_EPOCH_ORDINAL = 719163  # date(1970, 1, 1).toordinal()
 
 
 def seconds_of(key: str) -> float:
@@ -167,6 +168,8 @@ def seconds_of(key: str) -> float:
     year, month, day = int(key[0:4]), int(key[4:6]) or 1, int(key[6:8]) or 1
     hour, minute, second = int(key[8:10]), int(key[10:12]), int(key[12:14])
     # (calendar.timegm's arithmetic, without importing calendar: it imports locale, ~3 ms)
+    from datetime import date
+
     days = date(year, month, 1).toordinal() - _EPOCH_ORDINAL + day - 1
     whole = ((days * 24 + hour) * 60 + minute) * 60 + second
     fraction = key[14:]

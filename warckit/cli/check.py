@@ -11,7 +11,7 @@ from typing import IO, Any, cast
 from .._util.cpus import cpu_count
 from ..check.report import FileReport, check_file, iter_check_files
 from ..errors import UsageError
-from ..read.wacz import is_wacz, wacz_warcs
+from ..io.sources import is_zip
 from ..record.fields import escape_not_utf8
 from ._common import add_storage_options, display_name, expand_archives, stdin_spooled
 
@@ -76,11 +76,13 @@ def run(args: argparse.Namespace) -> int:
 
 def _reports(files: list[str], verify: bool, jobs: int) -> Iterator[FileReport]:
     """The report of each file; a WACZ gives one per WARC inside it (checked in this process)."""
-    if not any(is_wacz(f) for f in files):
+    if not any(is_zip(f) for f in files):
         yield from iter_check_files(files, verify_digests=verify, jobs=jobs)
         return
+    from ..read.wacz import wacz_warcs  # (the ZIP layer: only for a WACZ)
+
     for path in files:
-        if not is_wacz(path):
+        if not is_zip(path):
             yield from iter_check_files([path], verify_digests=verify)
             continue
         with wacz_warcs(path) as warcs:

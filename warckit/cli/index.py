@@ -16,7 +16,7 @@ from ..cdx.sort import external_sort
 from ..cdx.zipnum import DEFAULT_BLOCK_LINES, write_zipnum
 from ..errors import Issue, UsageError
 from ..io.atomic import replacing
-from ..read.wacz import ARCHIVE_DIR, is_wacz, wacz_warcs
+from ..io.sources import is_zip
 from ._common import (
     add_output,
     add_storage_options,
@@ -126,13 +126,14 @@ def _with_waczs(paths: list[str], out: IO[bytes], options: IndexOptions, *, sort
                 on_warning: Callable[[Issue], None]) -> int:
     """:func:`write_index`, where a WACZ among *paths* stands for the WARCs inside it,
     indexed (in one process) under their names in ``archive/``, as its own index has them."""
-    if not any(is_wacz(p) for p in paths):
+    if not any(is_zip(p) for p in paths):
         return write_index(paths, out, options, sort=sort, jobs=jobs, header=header,
                            max_memory=max_memory, progress=progress, on_warning=on_warning)
+    from ..read.wacz import ARCHIVE_DIR, wacz_warcs  # (the ZIP layer: only for a WACZ)
 
     def lines() -> Iterator[str]:
         for path in paths:
-            if not is_wacz(path):
+            if not is_zip(path):
                 yield from index_file(path, options, on_warning=on_warning)
                 continue
             with wacz_warcs(path) as warcs:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Callable
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RemoteError, UsageError
@@ -24,6 +23,7 @@ from .positioned import Positioned
 
 if TYPE_CHECKING:  # (concurrent.futures is imported when a read-ahead thread starts)
     from concurrent.futures import Future, ThreadPoolExecutor
+    from datetime import datetime
 
 __all__ = [
     "FIRST_READ",
@@ -258,6 +258,8 @@ class RemoteFile(Positioned, io.BufferedIOBase):
         except Exception as exc:  # any backend failure becomes one typed error
             raise RemoteError(self.name, None, _reason(exc)) from exc
         value = details.get("LastModified") or details.get("last_modified")
+        from datetime import datetime  # (only here: start-up of every local read stays quick)
+
         return value if isinstance(value, datetime) else None
 
     # -- io.BufferedIOBase ----------------------------------------------------------

@@ -13,7 +13,7 @@ import sys
 
 from ..errors import UsageError
 
-__all__ = ["ARCHIVE_SUFFIXES", "STDIN", "InputLike", "Source", "archives_under", "open_source"]
+__all__ = ["ARCHIVE_SUFFIXES", "STDIN", "InputLike", "Source", "archives_under", "is_zip", "open_source"]
 
 TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
 if TYPE_CHECKING:
@@ -157,3 +157,26 @@ def archives_under(directory: str) -> list[str]:
     if not found:
         raise UsageError(f"{directory}: no WARC/ARC files ({', '.join(ARCHIVE_SUFFIXES)}) in this directory")
     return found
+
+
+def is_zip(path: str) -> bool:
+    """Whether the file or URL at *path* is a ZIP file, as a WACZ is (by its first four
+    bytes); ``-`` is not. A URL is asked for its first bytes (one small ranged request).
+
+    Here rather than with the WACZ reader, so that a command can tell WACZs among its
+    inputs without importing the ZIP layer.
+    """
+    from .compression import ZIP_LOCAL_MAGIC
+
+    if path == STDIN:
+        return False
+    if "://" in path:
+        from .remote import is_url
+
+        if is_url(path):
+            with open_source(path, span=(0, 4)) as src:
+                return src.peek(4) == ZIP_LOCAL_MAGIC
+    if not os.path.isfile(path):
+        return False
+    with open(path, "rb") as f:
+        return f.read(4) == ZIP_LOCAL_MAGIC

@@ -19,9 +19,7 @@ from contextlib import contextmanager
 from typing import IO, Any, cast
 
 from ..errors import Issue, ParseError, UsageError
-from ..io.compression import ZIP_LOCAL_MAGIC
-from ..io.remote import is_url
-from ..io.sources import InputLike, Source, open_source
+from ..io.sources import InputLike, Source, is_zip, open_source
 from ..io.zipped import (
     MemberFile,
     ZipMember,
@@ -75,15 +73,7 @@ def archive_members(f: IO[bytes], name: str = "<wacz>") -> list[ZipMember]:
 def is_wacz(path: str) -> bool:
     """Whether the file or URL at *path* is a ZIP file (by its first four bytes); ``-``
     is not. A URL is asked for its first bytes (one small ranged request)."""
-    if path == "-":
-        return False
-    if "://" in path and is_url(path):
-        with open_source(path, span=(0, 4)) as src:
-            return src.peek(4) == ZIP_LOCAL_MAGIC
-    if not os.path.isfile(path):
-        return False
-    with open(path, "rb") as f:
-        return f.read(4) == ZIP_LOCAL_MAGIC
+    return is_zip(path)
 
 
 @contextmanager
