@@ -181,3 +181,26 @@ def test_a_large_block_peeked_whole_arrives_in_pieces(tmp_path: Path, gz: bool) 
             rec.peek_block(len(block))
         kept = rec.peek_block(1 << 20)  # (more: all that arrived, in pieces, is kept)
         assert len(kept) >= 2 << 20 and block.startswith(kept)
+
+
+@pytest.mark.parametrize("gz", [False, True])
+@pytest.mark.parametrize("size", [8, 4096, 8192, 8193, 100_000])
+def test_peeking_a_head_keeps_the_block_whole(tmp_path: Path, gz: bool, size: int) -> None:
+    """``peek_block`` of less than the block (an HTTP head) reads it from the start in
+    one piece when it can: at least *size* bytes, kept for the streams, which then
+    read the whole block; a larger peek later extends what is kept."""
+    block = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n" + bytes(range(256)) * 1024
+    data = _record("response", "http://example.com/page", block) + _record("response", "http://example.com/2", b"x")
+    path = tmp_path / ("page.warc.gz" if gz else "page.warc")
+    path.write_bytes(gzip.compress(data, mtime=0) if gz else data)
+    with warckit.open(path) as reader:
+        rec = next(reader)
+        head = rec.peek_block(size)
+        assert len(head) >= min(size, len(block)) and block.startswith(head)
+        assert rec.peek_block(size // 2 + 1) == head  # (what is kept already: no read)
+        more = rec.peek_block(len(block) - 1)
+        assert len(more) >= len(block) - 1 and block.startswith(more)
+        assert rec.raw_stream().read() == block
+        assert rec.http is not None and rec.http.status == 200
+        assert next(reader).target_uri == "http://example.com/2"
+        assert rec.peek_block(size) == more  # (what is kept stays readable after the reader moved on)

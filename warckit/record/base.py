@@ -278,13 +278,24 @@ class WarcRecord(WarcFields):
         The bytes stay available to :attr:`http` and the streams, so peeking does not
         consume the body (the block must not have been consumed past them yet).
         """
-        if not self._pulled and size >= self._content_length and self._body is not None:
-            # The common case: the whole block, all in the reader's buffer, in one piece.
-            block = self._body.take_whole(self)
-            if block is not None:
-                self._retained = block
-                self._pulled = len(block)
-                return block
+        body = self._body
+        if not self._pulled and body is not None:
+            if size >= self._content_length:
+                # The common case: the whole block, all in the reader's buffer, in one piece.
+                block = body.take_whole(self)
+                if block is not None:
+                    self._retained = block
+                    self._pulled = len(block)
+                    return block
+            elif not self._retained:
+                # The other common case, an HTTP head: one read from the block's start
+                # (what _retain_until would read first, without its bookkeeping).
+                data = body.read(self, 0, min(max(size, 8192), self._content_length))
+                if data is not None:
+                    self._retained = data
+                    self._pulled = len(data)
+                    if len(data) >= size:
+                        return data
         self._retain_until(size)
         return self._retained
 
