@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from gzip_members import member
 from twins import compiled_or_reason, impl_params
 
+import warckit
 from warckit.errors import CompressionError
 
 GZIP_PARAMS = impl_params("gzipmember")
@@ -321,8 +322,9 @@ def test_no_lanes_for_small_members_nor_beside_the_processes_own_jobs(
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="fork()")
 def test_parallel_jobs_inflate_large_members_in_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """One of parallel jobs (a forked child, or a process whose children take the other
-    CPUs) inflates a file of large members in its own thread, small members still
-    ahead; a process on its own reads ahead (in lanes) as before."""
+    CPUs) inflates a file of large members in its own thread by default, small members
+    still ahead; a process on its own reads ahead (in lanes) as before, and read-ahead
+    asked for (``readahead=True``, not the reader's default) is kept."""
     import time
 
     from warckit.io import compression
@@ -341,13 +343,17 @@ def test_parallel_jobs_inflate_large_members_in_thread(tmp_path: Path, monkeypat
             f.write(m * ((2 << 20) // len(m) + 1))
             f.truncate(compression.LANES_MIN_SIZE + (1 << 20))
 
-    def ahead(name: str) -> tuple[type, bool]:
+    def ahead(name: str, default: bool = True) -> tuple[type, bool]:
         with open(files[name], "rb") as f:
-            dec = compression.make_decoder(f, "gzip", readahead=True)
+            dec = compression.make_decoder(f, "gzip", readahead=True, readahead_default=default)
             try:
                 return type(dec), bool(dec.readahead)  # type: ignore[attr-defined]
             finally:
                 dec.close()  # type: ignore[attr-defined]
+
+    def reader_ahead(name: str, **kwargs: Any) -> bool:
+        with warckit.open(files[name], **kwargs) as reader:
+            return bool(reader._dec.readahead)
 
     assert ahead("large") == (compression.LaneDecoder, True)
     assert ahead("small") == (compression.GzipDecoder, True)
@@ -355,11 +361,14 @@ def test_parallel_jobs_inflate_large_members_in_thread(tmp_path: Path, monkeypat
     try:
         assert ahead("large") == (compression.GzipDecoder, False)
         assert ahead("small") == (compression.GzipDecoder, True)
+        assert ahead("large", default=False) == (compression.GzipDecoder, True)
     finally:
         assert child.result() is None
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child reports through its exit status
-        ok = ahead("large") == (compression.GzipDecoder, False) and ahead("small") == (compression.GzipDecoder, True)
+        ok = (ahead("large") == (compression.GzipDecoder, False) and ahead("small") == (compression.GzipDecoder, True)
+              and ahead("large", default=False) == (compression.GzipDecoder, True)
+              and not reader_ahead("large") and reader_ahead("large", readahead=True))
         os._exit(0 if ok else 1)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0

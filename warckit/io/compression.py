@@ -459,12 +459,14 @@ def make_decoder(
     readahead: bool = False,
     direct: bool = True,
     mapped: bool = False,
+    readahead_default: bool = False,
 ) -> Decoder:
     """Return the decoder for *compression* (``"gzip"``, ``"zstd"`` or ``"none"``).
 
     With *readahead*, a compiled gzip decoder inflates ahead on a native thread
     (files with a descriptor only; elsewhere it has no effect), and on two (a
-    :class:`LaneDecoder`) when that pays (see :func:`_lanes_pay`). One of parallel
+    :class:`LaneDecoder`) when that pays (see :func:`_lanes_pay`). When *readahead* is
+    the reader's default rather than asked for (*readahead_default*), one of parallel
     jobs keeps a file of large members in-thread (see :func:`_ahead_pays`). *direct* lets it
     inflate small members whole (for sequential reading; random access turns it off).
     *mapped* (with *direct*) lets it read a regular file through a memory map of it:
@@ -477,7 +479,7 @@ def make_decoder(
                     fileobj, start, source, "stop" if lenient else "error", in_chunk or IN_CHUNK,
                     mapped=mapped)
                 return lanes
-            if _cpus_taken() and not _ahead_pays(fileobj, start):
+            if readahead_default and _cpus_taken() and not _ahead_pays(fileobj, start):
                 readahead = False
         decoder: Decoder = GzipDecoder(
             fileobj, start, source, "stop" if lenient else "error", in_chunk or IN_CHUNK,

@@ -103,8 +103,9 @@ class ArchiveReader(ArcHeads, Recovery, _ReaderCore):
         readahead: Inflate a gzip file ahead on a native thread while records are
             parsed on this one (compiled build only). The default, ``None``, does so
             for a gzip file opened by path when this process may use more than one
-            CPU; the environment variable ``WARCKIT_READAHEAD=0`` turns that off.
-            Results are the same either way.
+            CPU, but not in one of a parallel job's pieces reading large gzip
+            members (see ``docs/reading.rst``); the environment variable
+            ``WARCKIT_READAHEAD=0`` turns it off. Results are the same either way.
         storage_options: For a URL source: fsspec options (credentials, endpoint);
             see :mod:`warckit.io.remote`.
 
@@ -172,6 +173,7 @@ class ArchiveReader(ArcHeads, Recovery, _ReaderCore):
             # A reader that opened the file owns its descriptor; random access
             # (_chunk) reads one record, where inflating ahead would be waste.
             readahead = self._own and _chunk is None and _READAHEAD_DEFAULT
+            kwargs["readahead_default"] = True  # (the decoder may still keep to one thread)
         kwargs["readahead"] = readahead
         kwargs["direct"] = _chunk is None
         # (a file it opened: nobody else reads its file object, which a map leaves unmoved)
