@@ -173,7 +173,7 @@ def _lanes_pay(fileobj: BinaryIO, start: int) -> bool:
     child, and a process reading its own piece while children read theirs keeps to
     one thread), and a regular file with a descriptor, LANES_MIN_SIZE bytes to go and
     members that are not small (LANES_MAX_MEMBERS)."""
-    if not (_LANES and _gzipmember.LANES_THREADED) or cpu_count() - jobs_running() < 2:
+    if not (_LANES and _gzipmember.LANES_THREADED) or _cpus_taken():
         return False
     members = _members_in_head(fileobj, start)
     return members is not None and members < LANES_MAX_MEMBERS
