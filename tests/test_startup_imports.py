@@ -111,6 +111,19 @@ def test_indexing_one_file_imports_no_process_pool(tmp_path: Path) -> None:
     assert sorted(modules & {"multiprocessing", "concurrent.futures.process"}) == []
 
 
+def test_indexing_imports_no_url_layer(tmp_path: Path) -> None:
+    """The index's SURT keys come straight from the compiled SURT function: `warckit index`
+    imports no warckit.url (canonicalization, IDNA, prefixes: about 6 ms), and the library's
+    write_index no ZipNum either."""
+    out = tmp_path / "out.cdx"
+    modules = _imported("from warckit.cli import main\n"
+                        f"assert main(['index', {SAMPLE!r}, '-o', {str(out)!r}]) == 0")
+    assert out.read_bytes().count(b"\n") == 4  # (the header, three captures)
+    assert sorted(m for m in modules if m.startswith("warckit.url")) == []
+    modules = _imported("from warckit.cdx import write_index")
+    assert sorted(m for m in modules if m.startswith("warckit.url") or m.endswith(".zipnum")) == []
+
+
 @pytest.mark.parametrize("command", ["index", "check"])
 def test_a_command_on_a_warc_imports_no_zip_layer(command: str, tmp_path: Path) -> None:
     """`index` and `check` tell a WACZ among their inputs by its first bytes: the ZIP

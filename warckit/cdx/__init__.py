@@ -9,6 +9,9 @@ See ``docs/cdx.rst`` for the formats and a lookup tutorial.
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .build import write_index
 from .formats import (
     CDX9_LEGEND,
@@ -37,7 +40,26 @@ from .indexer import (
 from .query import MATCH_TYPES, Index, MatchType, Query, entry_to_dict, run_query
 from .query import query as query  # the function; the module stays importable by path
 from .sort import external_sort, merge_files, merge_sorted, sort_file
-from .zipnum import ZipNumIndex, write_zipnum
+
+if TYPE_CHECKING:
+    from .zipnum import ZipNumIndex, write_zipnum
+
+# ZipNum is imported on first use: an index run that writes a plain index skips it.
+_LAZY = {"ZipNumIndex": "zipnum", "write_zipnum": "zipnum"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "ALL_TYPES",

@@ -1,8 +1,8 @@
 """Index keys: SURT keys in the two styles, field escaping, and the POST/PUT query append.
 
-The SURT itself comes from :mod:`warckit.url` (``surt(url, style=...)``) when that package is
-available, else straight from the hot SURT function in :mod:`warckit._speedups`; both give
-the same keys. ``cdx`` style is byte-identical to python ``surt.surt(url)`` (pywb,
+The SURT comes straight from the hot SURT function in :mod:`warckit._speedups`, called with
+the options :func:`warckit.url.surt` passes for each style (so both give the same keys, and an
+index run does not import the URL layer). ``cdx`` style is byte-identical to python ``surt.surt(url)`` (pywb,
 cdxj-indexer, OutbackCDX); ``new-style`` keeps ``www`` and ends the host with a comma
 (``com,example,www,)/path``), so ``com,example,`` is a prefix of every key of the domain.
 """
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote_plus, urlencode
 
@@ -28,17 +27,6 @@ __all__ = [
 ]
 
 _surt_key = _surt.surt_key
-
-_url_surt: Callable[..., str] | None
-_surt_to_unicode: Callable[[str], str] | None
-try:  # the public URL layer, when it is part of this build
-    from ..url import surt as _url_surt_impl
-    from ..url import surt_to_unicode as _surt_to_unicode
-
-    _url_surt = _url_surt_impl
-except ImportError:  # pragma: no cover - depends on the build
-    _url_surt = None
-    _surt_to_unicode = None
 
 #: Bytes of a request body that become part of the key (pywb / cdxj-indexer limit).
 MAX_QUERY_LENGTH = 4096
@@ -64,8 +52,6 @@ def escape_field(value: str) -> str:
 def cdx_key(url: str) -> str:
     """The IA / pywb SURT key, exactly ``surt.surt(url)``; the escaped URL if it has none."""
     try:
-        if _url_surt is not None:
-            return escape_field(_url_surt(url, style="cdx"))
         return escape_field(_surt_key(url))
     except (WarckitError, ValueError, TypeError):
         return escape_field(url)
@@ -82,10 +68,9 @@ def new_style_key(url: str, *, unicode_host: bool = False) -> str:
         The key, with spaces and controls escaped; the escaped URL if it cannot be SURT-ed.
     """
     try:
-        if _url_surt is not None:
-            key = _url_surt(url, style="new-style")
-        else:
-            key = _surt_key(url, trailing_comma=True, strip_www=False)
+        # surt(url, style="new-style"): trailing comma, keep www, reverse IPv4, IDNA 2008,
+        # strict (positional: the compiled function's keywords cost more per call)
+        key = _surt_key(url, True, False, False, True, True, True)
     except (WarckitError, ValueError, TypeError):
         # A host that cannot be a DNS name: the key surt itself would make (IDNA 2003,
         # percent-encoded host) still sorts with its neighbours.
@@ -100,9 +85,13 @@ def new_style_key(url: str, *, unicode_host: bool = False) -> str:
 
 def host_unicode(key: str) -> str:
     """Turn the punycode labels in the host part of a SURT key back into Unicode."""
-    if _surt_to_unicode is not None:
+    try:
+        from ..url import surt_to_unicode  # (only for the keys with xn-- labels)
+    except ImportError:  # pragma: no cover - depends on the build
+        pass
+    else:
         try:
-            return str(_surt_to_unicode(key))
+            return surt_to_unicode(key)
         except (WarckitError, ValueError):
             pass
     end = key.find(")")

@@ -28,12 +28,11 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
-from typing import IO, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from ..errors import ParseError, UnsortedIndexError, UrlError, UsageError
 from ..io.sources import open_source
-from ..url import surt
 from . import _keys
 from ._bisect import bisect_left_line, ended, first_disorder, line_number, previous_line_start
 from ._timestamps import lower_bound, record_key, seconds_of, upper_bound
@@ -48,7 +47,9 @@ from .formats import (
     parse_line,
 )
 from .sort import is_header
-from .zipnum import ZipNumIndex
+
+if TYPE_CHECKING:
+    from .zipnum import ZipNumIndex
 
 __all__ = ["MATCH_TYPES", "Index", "MatchType", "Query", "check_url", "entry_to_dict", "open_index", "query"]
 
@@ -70,6 +71,8 @@ class Index:
         self.path = os.fspath(path)
         self.zipnum: ZipNumIndex | None = None
         if self.path.endswith((".idx", ".summary")):
+            from .zipnum import ZipNumIndex  # (an index command that writes none skips its import)
+
             self.zipnum = ZipNumIndex(self.path)
             first = self.zipnum.first_line()
         else:
@@ -263,6 +266,8 @@ def check_url(url: str) -> None:
         UsageError: *url* is empty or has white space, has no host or a bad port, or
             cannot be made a SURT.
     """
+    from ..url import surt  # (indexing does not need the URL layer; a query does)
+
     problem = None
     if not url.strip() or _SPACE.search(url):
         problem = "it is empty or has white space"
