@@ -375,6 +375,17 @@ def _commit(root: Path) -> str:
     return f"{commit} **with uncommitted changes to {', '.join(changed)}**" if changed else commit
 
 
+def import_hooks() -> list[str]:
+    """The editable-install import hooks (``__editable__*finder``) that start with every Python
+    process of this interpreter: a hook imports pathlib, fnmatch and importlib.util at site
+    time, about 9 ms of every contender's start-up, the peers' included (a path-entry install,
+    ``pip install -e . --config-settings editable_mode=compat``, has none)."""
+    import sysconfig
+
+    site_dir = Path(sysconfig.get_paths()["purelib"])
+    return sorted(p.name for p in site_dir.glob("__editable__*finder.py"))
+
+
 def machine() -> str:
     model = "?"
     try:
@@ -437,6 +448,11 @@ def main() -> None:
                          "or pass --allow-pure to measure that build anyway")
     build = describe_build(status)
     print(f"build: {build}", flush=True)
+    hooks = import_hooks()
+    if hooks:
+        print(f"benchmarks/suite.py: warning: this interpreter starts with an editable-install import hook "
+              f"({', '.join(hooks)}): every process, the peers' included, pays about 9 ms for it "
+              "(see benchmarks/README.md)", file=sys.stderr, flush=True)
     if args.quick:
         args.size, args.runs = 100, 3
     paths = args.paths.split(",")
@@ -447,6 +463,9 @@ def main() -> None:
         "# warckit benchmark results",
         "",
         f"Machine: {machine()}.",
+        "Interpreter: Python " + sys.version.split()[0] + (
+            f", with an editable-install import hook ({', '.join(hooks)}) in every process's start-up."
+            if hooks else ", no editable-install import hook."),
         (f"Build: {build}." + (f" **Partly pure Python ({', '.join(pure)}): --allow-pure.**" if pure else "")),
         f"Command: `python benchmarks/suite.py --size {args.size} --runs {args.runs} --mixes {args.mixes} --paths {args.paths}"
         + (f" --seed {args.seed}" if args.seed is not None else "") + (" --no-one-cpu" if args.no_one_cpu else "")
