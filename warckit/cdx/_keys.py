@@ -2,9 +2,10 @@
 
 The SURT comes straight from the hot SURT function in :mod:`warckit._speedups`, called with
 the options :func:`warckit.url.surt` passes for each style (so both give the same keys, and an
-index run does not import the URL layer). ``cdx`` style is byte-identical to python ``surt.surt(url)`` (pywb,
-cdxj-indexer, OutbackCDX); ``new-style`` keeps ``www`` and ends the host with a comma
-(``com,example,www,)/path``), so ``com,example,`` is a prefix of every key of the domain.
+index run does not import the URL layer). ``cdx`` style is byte-identical to python
+``surt.surt(url)`` (pywb, cdxj-indexer, OutbackCDX); ``new-style`` keeps ``www`` and ends the
+host with a comma (``com,example,www,)/path``), so ``com,example,`` is a prefix of every key
+of the domain.
 """
 
 from __future__ import annotations
