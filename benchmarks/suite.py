@@ -463,9 +463,8 @@ def main() -> None:
         "# warckit benchmark results",
         "",
         f"Machine: {machine()}.",
-        "Interpreter: Python " + sys.version.split()[0] + (
-            f", with an editable-install import hook ({', '.join(hooks)}) in every process's start-up."
-            if hooks else ", no editable-install import hook."),
+        (f"Start-up: every process runs an editable-install import hook ({', '.join(hooks)})."
+         if hooks else "Start-up: no editable-install import hook."),
         (f"Build: {build}." + (f" **Partly pure Python ({', '.join(pure)}): --allow-pure.**" if pure else "")),
         f"Command: `python benchmarks/suite.py --size {args.size} --runs {args.runs} --mixes {args.mixes} --paths {args.paths}"
         + (f" --seed {args.seed}" if args.seed is not None else "") + (" --no-one-cpu" if args.no_one_cpu else "")
