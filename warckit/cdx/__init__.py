@@ -9,9 +9,9 @@ See ``docs/cdx.rst`` for the formats and a lookup tutorial.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from .._util.lazy import lazy_names
 from .build import write_index
 from .formats import (
     CDX9_LEGEND,
@@ -47,19 +47,7 @@ if TYPE_CHECKING:
 # ZipNum is imported on first use: an index run that writes a plain index skips it.
 _LAZY = {"ZipNumIndex": "zipnum", "write_zipnum": "zipnum"}
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
-
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())
 
 __all__ = [
     "ALL_TYPES",

@@ -9,8 +9,7 @@ on first use of a name.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from .._util.lazy import lazy_names
 
 __all__ = ["DEFAULT_CA", "ArchivingProxy", "Captured", "CertificateAuthority", "CertificateError",
            "MetaError", "WarcproxMeta", "parse_meta", "serve_in_workers", "spki_sha256"]
@@ -21,14 +20,4 @@ _HOMES = {"DEFAULT_CA": "server", "ArchivingProxy": "server", "Captured": "archi
           "serve_in_workers": "workers"}
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'warckit.proxy' has no attribute {name!r}")
-    value = getattr(import_module(f".{home}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_names(__name__, _HOMES, globals())

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import importlib
 TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
 
+from .._util.lazy import lazy_names
 from .reader import RECORDS_LOST, ArchiveReader, open_archive, read_payload_range, read_record_at
 
 if TYPE_CHECKING:
@@ -30,13 +30,7 @@ def _open_wacz(reader: ArchiveReader, source: Source, options: dict[str, Any], o
 ArchiveReader._zip_opener = _open_wacz
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())
 
 
 __all__ = [
