@@ -15,6 +15,7 @@ import re
 from typing import Any
 from urllib.parse import unquote_plus, urlencode
 
+from .._speedups.surt import NEW_STYLE
 from .._speedups.surt import impl as _surt
 from ..errors import WarckitError
 
@@ -69,9 +70,7 @@ def new_style_key(url: str, *, unicode_host: bool = False) -> str:
         The key, with spaces and controls escaped; the escaped URL if it cannot be SURT-ed.
     """
     try:
-        # surt(url, style="new-style"): trailing comma, keep www, reverse IPv4, IDNA 2008,
-        # strict (positional: the compiled function's keywords cost more per call)
-        key = _surt_key(url, True, False, False, True, True, True)
+        key = _surt_key(url, *NEW_STYLE)  # (surt(url, style="new-style"))
     except (WarckitError, ValueError, TypeError):
         # A host that cannot be a DNS name: the key surt itself would make (IDNA 2003,
         # percent-encoded host) still sorts with its neighbours.
