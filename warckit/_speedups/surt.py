@@ -15,9 +15,4 @@ else:
         fell_back("surt", exc)
         from . import _surt_py as impl
 
-#: ``impl.surt_key``'s options after the URL for a new-style key, as ``surt(url,
-#: style="new-style")`` and the index make it: trailing comma, no scheme, keep www, reverse
-#: IPv4, IDNA 2008, strict (positional: the compiled function's keywords cost more per call).
-NEW_STYLE = (True, False, False, True, True, True)
-
-__all__ = ["NEW_STYLE", "impl"]
+__all__ = ["impl"]

@@ -22,7 +22,6 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from .._speedups.surt import NEW_STYLE
 from .._speedups.surt import impl as _impl
 from ..errors import UrlError
 from .canonicalize import canonicalize
@@ -177,8 +176,9 @@ def surt(
         )
     if style == "new-style":
         if strip_www is None and idna is None:
-            # the new-style hot path: the compiled twin with the options surt_key below passes
-            key = _impl.surt_key(url, *NEW_STYLE)
+            # the new-style index's hot path, as surt_key below calls the compiled twin:
+            # trailing comma, keep www, reverse IPv4, IDNA 2008, strict
+            key = _impl.surt_key(url, True, False, False, True, True, True)
             return key
         return surt_key(
             url,
