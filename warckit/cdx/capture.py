@@ -10,9 +10,8 @@ POST/PUT pairing is :mod:`warckit.cdx.pairing`'s, and the line layouts are
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from .._speedups.headers import impl as _hp
+from .._util.frozen import Value
 from ..record.base import is_http_block
 from ..record.fields import escape_not_utf8, holds_not_utf8, not_utf8_names, strip_brackets
 from ..record.records import WarcRecord
@@ -26,8 +25,7 @@ __all__ = [
 _HTTP_TYPES = ("response", "revisit", "request")
 
 
-@dataclass(slots=True)
-class Capture:
+class Capture(Value):
     """Everything the index formats need to know about one record.
 
     Attributes:
@@ -62,32 +60,69 @@ class Capture:
             record trailer.
     """
 
-    url: str
-    type: str
-    is_arc: bool
-    date: str
-    filename: str
-    offset: int
-    length: int | None = None
-    record_id: str | None = None
-    payload_digest: str | None = None
-    block_digest: str | None = None
-    computed_digest: str | None = None
-    status: str | None = None
-    http_content_type: str | None = None
-    content_type: str | None = None
-    payload_length: int | None = None
-    profile: str | None = None
-    refers_to: str | None = None
-    refers_to_uri: str | None = None
-    refers_to_date: str | None = None
-    concurrent_to: tuple[str, ...] = field(default_factory=tuple)
-    method: str | None = None
-    request_body: str | None = None
-    key_suffix: str = ""
-    truncated: str | None = None
-    stored_length: int | None = None
-    has_http: bool = False
+    __slots__ = (  # noqa: RUF023 (the field order)
+        "url", "type", "is_arc", "date", "filename", "offset", "length", "record_id",
+        "payload_digest", "block_digest", "computed_digest", "status", "http_content_type",
+        "content_type", "payload_length", "profile", "refers_to", "refers_to_uri", "refers_to_date",
+        "concurrent_to", "method", "request_body", "key_suffix", "truncated", "stored_length",
+        "has_http",
+    )
+
+    def __init__(
+        self,
+        url: str,
+        type: str,
+        is_arc: bool,
+        date: str,
+        filename: str,
+        offset: int,
+        length: int | None = None,
+        record_id: str | None = None,
+        payload_digest: str | None = None,
+        block_digest: str | None = None,
+        computed_digest: str | None = None,
+        status: str | None = None,
+        http_content_type: str | None = None,
+        content_type: str | None = None,
+        payload_length: int | None = None,
+        profile: str | None = None,
+        refers_to: str | None = None,
+        refers_to_uri: str | None = None,
+        refers_to_date: str | None = None,
+        concurrent_to: tuple[str, ...] = (),
+        method: str | None = None,
+        request_body: str | None = None,
+        key_suffix: str = "",
+        truncated: str | None = None,
+        stored_length: int | None = None,
+        has_http: bool = False,
+    ) -> None:
+        self.url = url
+        self.type = type
+        self.is_arc = is_arc
+        self.date = date
+        self.filename = filename
+        self.offset = offset
+        self.length = length
+        self.record_id = record_id
+        self.payload_digest = payload_digest
+        self.block_digest = block_digest
+        self.computed_digest = computed_digest
+        self.status = status
+        self.http_content_type = http_content_type
+        self.content_type = content_type
+        self.payload_length = payload_length
+        self.profile = profile
+        self.refers_to = refers_to
+        self.refers_to_uri = refers_to_uri
+        self.refers_to_date = refers_to_date
+        self.concurrent_to = concurrent_to
+        self.method = method
+        self.request_body = request_body
+        self.key_suffix = key_suffix
+        self.truncated = truncated
+        self.stored_length = stored_length
+        self.has_http = has_http
 
 
 def _bare(uri: str | None) -> str | None:

@@ -18,11 +18,9 @@ percent-escaped, and spaces inside JSON strings are written ``\\u0020``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-import orjson
-
+from .._util.frozen import Frozen
 from ..errors import ParseError
 from ..record.fields import holds_not_utf8
 
@@ -93,11 +91,15 @@ class IndexEntry(Protocol):
 
 def _dumps(obj: Mapping[str, Any]) -> str:
     """Compact single-line JSON with spaces inside strings written ``\\u0020``."""
+    import orjson  # (on first use: indexing writes its JSON itself, see cdx.lines)
+
     text = orjson.dumps(obj).decode("utf-8")
     return text.replace(" ", "\\u0020") if " " in text else text
 
 
 def _loads(text: str, line: str) -> dict[str, Any]:
+    import orjson
+
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError as exc:
@@ -116,8 +118,7 @@ def _loads(text: str, line: str) -> dict[str, Any]:
     return value
 
 
-@dataclass(frozen=True, slots=True)
-class CdxEntry:
+class CdxEntry(Frozen):
     """One line of a new-style CDX.
 
     Attributes:
@@ -132,6 +133,9 @@ class CdxEntry:
         json: The JSON field exactly as written; :attr:`extra` is its parsed value.
     """
 
+    __slots__ = (  # noqa: RUF023 (the field order)
+        "urlkey", "timestamp", "url", "digest", "type", "filename", "offset", "json", "_extra",
+    )
     urlkey: str
     timestamp: str
     url: str
@@ -139,8 +143,21 @@ class CdxEntry:
     type: str
     filename: str
     offset: int
-    json: str = "{}"
-    _extra: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+    json: str
+    _extra: dict[str, Any] | None
+
+    def __init__(self, urlkey: str, timestamp: str, url: str, digest: str, type: str, filename: str,
+                 offset: int, json: str = "{}") -> None:
+        init = object.__setattr__
+        init(self, "urlkey", urlkey)
+        init(self, "timestamp", timestamp)
+        init(self, "url", url)
+        init(self, "digest", digest)
+        init(self, "type", type)
+        init(self, "filename", filename)
+        init(self, "offset", offset)
+        init(self, "json", json)
+        init(self, "_extra", None)
 
     @classmethod
     def build(
@@ -214,8 +231,7 @@ class CdxEntry:
         return None if value is None else int(value)
 
 
-@dataclass(frozen=True, slots=True)
-class CdxjEntry:
+class CdxjEntry(Frozen):
     """One line of a pywb / OutbackCDX CDXJ: ``urlkey timestamp {json}``.
 
     Attributes:
@@ -224,10 +240,18 @@ class CdxjEntry:
         json: The JSON object as written (pywb writes numbers as strings).
     """
 
+    __slots__ = ("urlkey", "timestamp", "json", "_parsed")  # noqa: RUF023 (the field order)
     urlkey: str
     timestamp: str
     json: str
-    _fields: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+    _parsed: dict[str, Any] | None
+
+    def __init__(self, urlkey: str, timestamp: str, json: str) -> None:
+        init = object.__setattr__
+        init(self, "urlkey", urlkey)
+        init(self, "timestamp", timestamp)
+        init(self, "json", json)
+        init(self, "_parsed", None)
 
     @classmethod
     def parse(cls, line: str) -> CdxjEntry:
@@ -249,10 +273,10 @@ class CdxjEntry:
     @property
     def fields(self) -> dict[str, Any]:
         """The parsed JSON object."""
-        if self._fields is None:
-            object.__setattr__(self, "_fields", _loads(self.json, self.json))
-        assert self._fields is not None
-        return self._fields
+        if self._parsed is None:
+            object.__setattr__(self, "_parsed", _loads(self.json, self.json))
+        assert self._parsed is not None
+        return self._parsed
 
     @property
     def original_url(self) -> str:
@@ -276,8 +300,7 @@ _CDX11_FIELDS = ("N", "b", "a", "m", "s", "k", "r", "M", "S", "V", "g")
 _CDX9_FIELDS = ("N", "b", "a", "m", "s", "k", "r", "V", "g")
 
 
-@dataclass(frozen=True, slots=True)
-class ClassicCdxEntry:
+class ClassicCdxEntry(Frozen):
     """One line of a classic space-separated CDX (CDX-11 ``N b a m s k r M S V g`` or CDX-9).
 
     Attributes:
@@ -285,8 +308,13 @@ class ClassicCdxEntry:
         letters: The legend's field letters.
     """
 
+    __slots__ = ("values", "letters")  # noqa: RUF023 (the field order)
     values: tuple[str, ...]
-    letters: tuple[str, ...] = _CDX11_FIELDS
+    letters: tuple[str, ...]
+
+    def __init__(self, values: tuple[str, ...], letters: tuple[str, ...] = _CDX11_FIELDS) -> None:
+        object.__setattr__(self, "values", values)
+        object.__setattr__(self, "letters", letters)
 
     @classmethod
     def parse(cls, line: str, letters: tuple[str, ...] | None = None) -> ClassicCdxEntry:

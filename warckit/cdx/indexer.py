@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Collection, Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
+from .._util.frozen import Frozen
 from ..errors import Issue, ParseError, UsageError
 from ..io.sources import InputLike
 from ..read import pieces as _pieces
@@ -62,8 +62,7 @@ ALL_TYPES: frozenset[str] = frozenset(
 _PYWB_FORMATS = frozenset({"cdxj", "cdx11", "cdx9"})
 
 
-@dataclass(frozen=True, slots=True)
-class IndexOptions:
+class IndexOptions(Frozen):
     """How files are indexed.
 
     Attributes:
@@ -76,23 +75,53 @@ class IndexOptions:
             formats, off for the new-style CDX.
         lenient: Read damaged files leniently (every recovery goes to *on_warning*).
         filename: File name written into the index (default: the base name of the path).
+
+    Raises:
+        UsageError: An unknown format or record type.
     """
 
-    format: FormatName = "cdx"
-    types: frozenset[str] = DEFAULT_TYPES
-    post_append: bool = True
-    unicode_host: bool = False
-    skip_warc_fields: bool | None = None
-    lenient: bool = False
-    filename: str | None = None
+    __slots__ = (  # noqa: RUF023 (the field order)
+        "format", "types", "post_append", "unicode_host", "skip_warc_fields", "lenient", "filename",
+    )
+    format: FormatName
+    types: frozenset[str]
+    post_append: bool
+    unicode_host: bool
+    skip_warc_fields: bool | None
+    lenient: bool
+    filename: str | None
 
-    def __post_init__(self) -> None:
-        if self.format not in FORMATS:
-            raise UsageError(f"unknown index format {self.format!r}; choose one of {', '.join(FORMATS)}")
-        unknown = {t.lower() for t in self.types} - ALL_TYPES
+    def __init__(
+        self,
+        format: FormatName = "cdx",
+        types: Collection[str] = DEFAULT_TYPES,
+        post_append: bool = True,
+        unicode_host: bool = False,
+        skip_warc_fields: bool | None = None,
+        lenient: bool = False,
+        filename: str | None = None,
+    ) -> None:
+        if format not in FORMATS:
+            raise UsageError(f"unknown index format {format!r}; choose one of {', '.join(FORMATS)}")
+        unknown = {t.lower() for t in types} - ALL_TYPES
         if unknown:
             raise UsageError(f"unknown record type(s): {', '.join(sorted(unknown))}")
-        object.__setattr__(self, "types", frozenset(t.lower() for t in self.types))
+        init = object.__setattr__
+        init(self, "format", format)
+        init(self, "types", frozenset(t.lower() for t in types))
+        init(self, "post_append", post_append)
+        init(self, "unicode_host", unicode_host)
+        init(self, "skip_warc_fields", skip_warc_fields)
+        init(self, "lenient", lenient)
+        init(self, "filename", filename)
+
+    def replace(self, **changes: Any) -> IndexOptions:
+        """A copy with some fields changed (``dataclasses.replace``, which it replaces).
+
+        >>> IndexOptions(format="cdxj").replace(filename="a.warc.gz").filename
+        'a.warc.gz'
+        """
+        return IndexOptions(**{**dict(zip(self._fields(), self._values())), **changes})
 
     @property
     def skips_warc_fields(self) -> bool:

@@ -26,11 +26,10 @@ import heapq
 import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from itertools import islice
 from typing import IO, TYPE_CHECKING, Any, Literal
-from urllib.parse import urlsplit
 
+from .._util.frozen import Frozen
 from ..errors import ParseError, UnsortedIndexError, UrlError, UsageError
 from ..io.sources import open_source
 from . import _keys
@@ -266,6 +265,8 @@ def check_url(url: str) -> None:
         UsageError: *url* is empty or has white space, has no host or a bad port, or
             cannot be made a SURT.
     """
+    from urllib.parse import urlsplit
+
     from ..url import surt  # (indexing does not need the URL layer; a query does)
 
     problem = None
@@ -286,32 +287,48 @@ def check_url(url: str) -> None:
         raise UsageError(f"not a URL: {url!r} ({problem})")
 
 
-@dataclass(frozen=True, slots=True)
-class Query:
-    """A lookup: URL, match type and filters (see :func:`query`)."""
+class Query(Frozen):
+    """A lookup: URL, match type and filters (see :func:`query`).
 
+    Raises:
+        UsageError: A bad URL, match type, timestamp or limit.
+    """
+
+    __slots__ = (  # noqa: RUF023 (the field order)
+        "url", "match", "from_", "to", "closest", "type", "status", "limit",
+    )
     url: str
-    match: MatchType = "exact"
-    from_: str | None = None
-    to: str | None = None
-    closest: str | None = None
-    type: str | None = None
-    status: str | None = None
-    limit: int | None = None
+    match: MatchType
+    from_: str | None
+    to: str | None
+    closest: str | None
+    type: str | None
+    status: str | None
+    limit: int | None
 
-    def __post_init__(self) -> None:
-        check_url(self.url)
-        if self.match not in MATCH_TYPES:
-            raise UsageError(f"unknown match type {self.match!r}; choose one of {', '.join(MATCH_TYPES)}")
-        for name in ("from_", "to", "closest"):
-            value = getattr(self, name)
+    def __init__(self, url: str, match: MatchType = "exact", from_: str | None = None,
+                 to: str | None = None, closest: str | None = None, type: str | None = None,
+                 status: str | None = None, limit: int | None = None) -> None:
+        check_url(url)
+        if match not in MATCH_TYPES:
+            raise UsageError(f"unknown match type {match!r}; choose one of {', '.join(MATCH_TYPES)}")
+        for name, value in (("from", from_), ("to", to), ("closest", closest)):
             if value is not None:
                 try:
                     lower_bound(value)
                 except ValueError:
-                    raise UsageError(f"bad timestamp for {name.rstrip('_')}: {value!r}") from None
-        if self.limit is not None and self.limit < 0:
+                    raise UsageError(f"bad timestamp for {name}: {value!r}") from None
+        if limit is not None and limit < 0:
             raise UsageError("limit must not be negative")
+        init = object.__setattr__
+        init(self, "url", url)
+        init(self, "match", match)
+        init(self, "from_", from_)
+        init(self, "to", to)
+        init(self, "closest", closest)
+        init(self, "type", type)
+        init(self, "status", status)
+        init(self, "limit", limit)
 
 
 def _entry_type(entry: AnyEntry) -> str:

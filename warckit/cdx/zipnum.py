@@ -19,9 +19,9 @@ from __future__ import annotations
 import os
 import zlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import IO
 
+from .._util.frozen import Frozen
 from ..errors import ParseError
 from ..io.atomic import replacing
 from ._bisect import bisect_left_line, line_number, previous_line_start
@@ -38,13 +38,18 @@ _BLOCK_IN = 1 << 16
 _BLOCK_OUT = 1 << 18
 
 
-@dataclass(frozen=True, slots=True)
-class ZipNumPaths:
+class ZipNumPaths(Frozen):
     """The three files of a ZipNum index."""
 
+    __slots__ = ("shard", "idx", "loc")  # noqa: RUF023 (the field order)
     shard: str
     idx: str
     loc: str
+
+    def __init__(self, shard: str, idx: str, loc: str) -> None:
+        object.__setattr__(self, "shard", shard)
+        object.__setattr__(self, "idx", idx)
+        object.__setattr__(self, "loc", loc)
 
 
 def _compress(data: bytes) -> bytes:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import replace
 from typing import IO, Any, cast
 
 from .._util.cpus import cpu_count
@@ -138,7 +137,7 @@ def _with_waczs(paths: list[str], out: IO[bytes], options: IndexOptions, *, sort
                 continue
             with wacz_warcs(path) as warcs:
                 for warc in warcs:
-                    opts = replace(options, filename=warc.member[len(ARCHIVE_DIR):])
+                    opts = options.replace(filename=warc.member[len(ARCHIVE_DIR):])
                     yield from index_file(cast(IO[bytes], warc), opts, on_warning=on_warning)
 
     head = header_line(options.format, is_sorted=sort) if header else None

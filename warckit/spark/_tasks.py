@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import replace
 from typing import IO, Any, NamedTuple, Protocol, cast
 
 from ..cdx.indexer import IndexOptions, index_file
@@ -84,10 +83,10 @@ def index_lines(source: str, options: IndexOptions, storage_options: dict[str, A
     bytewise order of the lines with their newline is ``warckit index --sort``'s order);
     *name* is the file name written into them (default: the base name)."""
     if name is not None:
-        options = replace(options, filename=name)
+        options = options.replace(filename=name)
     if is_url(source):
-        opts = options if options.filename is not None else replace(
-            options, filename=os.path.basename(source.split("?", 1)[0].rstrip("/")))
+        opts = options if options.filename is not None else options.replace(
+            filename=os.path.basename(source.split("?", 1)[0].rstrip("/")))
         with open_source(source, storage_options=storage_options) as fh:
             for line in index_file(cast(IO[bytes], fh.file), opts, on_warning=on_warning):
                 yield line.encode("utf-8") + b"\n"
