@@ -35,7 +35,9 @@ from warckit.cdx._timestamps import (
     upper_bound,
 )
 from warckit.cdx.build import write_index
-from warckit.cdx.formats import header_sorted
+from warckit.cdx.capture import Capture
+from warckit.cdx.formats import _dumps, header_sorted
+from warckit.cdx.lines import capture_line
 from warckit.errors import ParseError, UsageError
 
 
@@ -229,6 +231,66 @@ def test_index_keys_are_the_url_layers_surts(url: str) -> None:
 @given(st.text(max_size=40).map(lambda t: "http://" + t))
 def test_index_keys_are_the_url_layers_surts_on_any_text(url: str) -> None:
     test_index_keys_are_the_url_layers_surts(url)
+
+
+def _extra_model(cap: Capture) -> dict[str, object]:
+    """The new-style JSON field as an object: what ``cdx.lines`` writes by hand, as it
+    wrote it through orjson before (#19)."""
+    extra: dict[str, object] = {}
+    if cap.length is not None:
+        extra["length"] = cap.length
+    if cap.record_id:
+        extra["id"] = cap.record_id
+    if cap.status is not None:
+        try:
+            extra["status"] = int(cap.status)
+        except ValueError:
+            extra["status"] = cap.status
+    mime = cap.http_content_type if cap.has_http else (cap.content_type if cap.type != "revisit" else None)
+    if mime and mime.split(";", 1)[0].strip():
+        extra["mime"] = mime.split(";", 1)[0].strip().lower()
+    if cap.payload_length is not None and cap.type in ("response", "resource", "revisit", "request"):
+        extra["payload_length"] = cap.payload_length
+    if cap.type == "revisit":
+        for name in ("profile", "refers_to_uri", "refers_to_date"):
+            if getattr(cap, name):
+                extra[name] = getattr(cap, name)
+    if cap.refers_to:
+        extra["refers_to"] = cap.refers_to
+    if cap.concurrent_to and cap.type in ("metadata", "conversion", "request", "resource"):
+        extra["concurrent_to"] = list(cap.concurrent_to)
+    if cap.method is not None and (cap.type == "request" or cap.key_suffix):
+        extra["method"] = cap.method
+    if cap.key_suffix and cap.request_body:
+        extra["request_body"] = cap.request_body
+    if cap.truncated:
+        extra["truncated"] = cap.truncated
+    return extra
+
+
+_TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=12)
+_MAYBE_TEXT = st.none() | _TEXT
+_MAYBE_INT = st.none() | st.integers(0, 1 << 40)
+
+
+@given(
+    st.builds(
+        Capture, url=st.just("http://example.com/"), type=st.sampled_from(sorted(ALL_TYPES)),
+        is_arc=st.booleans(), date=st.just("2026-12-05T08:00:00Z"), filename=st.just("a.warc.gz"),
+        offset=st.integers(0, 1 << 40), length=_MAYBE_INT, record_id=_MAYBE_TEXT,
+        status=st.none() | st.sampled_from(["200", "404", "+1", " 3", "x", "1_0", "٣"]) | _TEXT,
+        http_content_type=_MAYBE_TEXT, content_type=_MAYBE_TEXT, payload_length=_MAYBE_INT,
+        profile=_MAYBE_TEXT, refers_to=_MAYBE_TEXT, refers_to_uri=_MAYBE_TEXT,
+        refers_to_date=_MAYBE_TEXT, concurrent_to=st.lists(_TEXT, max_size=3).map(tuple),
+        method=_MAYBE_TEXT, request_body=_MAYBE_TEXT, key_suffix=st.sampled_from(["", "?__wb_method=POST"]),
+        truncated=_MAYBE_TEXT, has_http=st.booleans(),
+    )
+)
+def test_new_style_json_is_what_orjson_writes(cap: Capture) -> None:
+    expected = _dumps(_extra_model(cap))
+    line = capture_line(cap, "cdx")
+    assert line.split(" ", 7)[7] == expected
+    assert CdxEntry.parse(line).extra == json.loads(expected)
 
 
 def test_timestamps() -> None:

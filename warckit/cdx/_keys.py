@@ -10,10 +10,8 @@ of the domain.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
-from urllib.parse import unquote_plus, urlencode
 
 from .._speedups.surt import impl as _surt
 from ..errors import WarckitError
@@ -119,6 +117,9 @@ def _binary(data: bytes) -> str:
 
 
 def _json_query(data: bytes) -> str:
+    import json
+    from urllib.parse import urlencode
+
     values: dict[str, str] = {}
     dupes: dict[str, int] = {}
 
@@ -159,6 +160,8 @@ def body_query(content_type: str | None, body: bytes) -> str:
     mime = content_type or ""
     query: str
     if mime.startswith("application/x-www-form-urlencoded"):
+        from urllib.parse import unquote_plus  # (POST bodies only: indexing GETs needs no urllib)
+
         try:
             query = unquote_plus(body.decode("utf-8"))
         except UnicodeDecodeError:
@@ -182,6 +185,8 @@ def body_query(content_type: str | None, body: bytes) -> str:
 
 def _multipart_query(mime: str, body: bytes) -> str:
     """Form fields of a multipart body as a query (file parts percent-encoded raw)."""
+    from urllib.parse import urlencode
+
     match = re.search(r"boundary=\"?([^\";]+)\"?", mime)
     if match is None:
         return _binary(body)

@@ -8,15 +8,17 @@ cdxj-indexer 1.5 byte for byte.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from ..record.digests import normalize_algorithm
 from . import _keys
 from ._timestamps import to_14_digits, utc_w3c
 from .capture import Capture
-from .formats import CdxEntry, FormatName, _dumps, header_line
+from .formats import CdxEntry, FormatName, header_line
 
 __all__ = ["capture_line", "header_for", "new_style_entry"]
+
+#: A JSON string literal, as orjson writes it (``"`` ``\\`` and controls escaped, the rest as is).
+_string = json.encoder.encode_basestring
 
 #: Types whose WARC-Payload-Digest is the new-style digest (others: the block digest).
 _DIGEST_TYPES = frozenset({"response", "resource", "revisit"})
@@ -70,17 +72,21 @@ def _new_style_digest(cap: Capture) -> str:
     return _keys.escape_field(f"{normalize_algorithm(label)}:{rest.strip()}")
 
 
-def _new_style_extra(cap: Capture) -> dict[str, Any]:
-    extra: dict[str, Any] = {}
+def _new_style_json(cap: Capture) -> str:
+    """The JSON field of a capture's new-style line, written directly (compact, keys in a
+    fixed order, spaces in strings as ``\\u0020``): the bytes ``formats._dumps`` writes for
+    the same object (``tests/cdx/test_cdx_formats.py`` holds them together), without
+    building the object or importing orjson."""
+    parts = []
     if cap.length is not None:
-        extra["length"] = cap.length
+        parts.append(f'"length":{cap.length}')
     if cap.record_id:
-        extra["id"] = cap.record_id
+        parts.append('"id":' + _string(cap.record_id))
     if cap.status is not None:
         try:
-            extra["status"] = int(cap.status)
+            parts.append(f'"status":{int(cap.status)}')
         except ValueError:
-            extra["status"] = cap.status
+            parts.append('"status":' + _string(cap.status))
     if cap.has_http:
         mime = cap.http_content_type
     else:
@@ -88,37 +94,36 @@ def _new_style_extra(cap: Capture) -> dict[str, Any]:
     if mime:
         mime = mime.split(";", 1)[0].strip().lower()
         if mime:
-            extra["mime"] = mime
+            parts.append('"mime":' + _string(mime))
     if cap.payload_length is not None and cap.type in ("response", "resource", "revisit", "request"):
-        extra["payload_length"] = cap.payload_length
+        parts.append(f'"payload_length":{cap.payload_length}')
     if cap.type == "revisit":
         if cap.profile:
-            extra["profile"] = cap.profile
+            parts.append('"profile":' + _string(cap.profile))
         if cap.refers_to_uri:
-            extra["refers_to_uri"] = cap.refers_to_uri
+            parts.append('"refers_to_uri":' + _string(cap.refers_to_uri))
         if cap.refers_to_date:
-            extra["refers_to_date"] = cap.refers_to_date
+            parts.append('"refers_to_date":' + _string(cap.refers_to_date))
     if cap.refers_to:
-        extra["refers_to"] = cap.refers_to
+        parts.append('"refers_to":' + _string(cap.refers_to))
     if cap.concurrent_to and cap.type in ("metadata", "conversion", "request", "resource"):
-        extra["concurrent_to"] = list(cap.concurrent_to)
+        parts.append('"concurrent_to":[' + ",".join(map(_string, cap.concurrent_to)) + "]")
     if cap.method is not None and (cap.type == "request" or cap.key_suffix):
-        extra["method"] = cap.method
+        parts.append('"method":' + _string(cap.method))
     if cap.key_suffix and cap.request_body:
-        extra["request_body"] = cap.request_body
+        parts.append('"request_body":' + _string(cap.request_body))
     if cap.truncated:
-        extra["truncated"] = cap.truncated
-    return extra
+        parts.append('"truncated":' + _string(cap.truncated))
+    text = "{" + ",".join(parts) + "}"
+    return text.replace(" ", "\\u0020") if " " in text else text
 
 
 def new_style_entry(cap: Capture, *, unicode_host: bool = False) -> CdxEntry:
     """The new-style CDX entry of a capture."""
-    return CdxEntry.build(*_new_style_values(cap, unicode_host))
+    return CdxEntry(*_new_style_values(cap, unicode_host))
 
 
-def _new_style_values(
-    cap: Capture, unicode_host: bool
-) -> tuple[str, str, str, str, str, str, int, dict[str, Any]]:
+def _new_style_values(cap: Capture, unicode_host: bool) -> tuple[str, str, str, str, str, str, int, str]:
     url = cap.url
     key = _keys.new_style_key(url + cap.key_suffix, unicode_host=unicode_host) if url else "-"
     rtype = ("arc-" + cap.type) if cap.is_arc else cap.type
@@ -130,14 +135,14 @@ def _new_style_values(
         rtype,
         cap.filename,
         cap.offset,
-        _new_style_extra(cap),
+        _new_style_json(cap),
     )
 
 
 def _new_style_line(cap: Capture, unicode_host: bool) -> str:
     """``new_style_entry(cap).format()`` without building the entry."""
     key, ts, url, digest, rtype, filename, offset, extra = _new_style_values(cap, unicode_host)
-    return f"{key} {ts} {url} {digest} {rtype} {filename} {offset} {_dumps(extra)}"
+    return f"{key} {ts} {url} {digest} {rtype} {filename} {offset} {extra}"
 
 
 def _cdxj_line(cap: Capture) -> str:
