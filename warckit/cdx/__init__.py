@@ -9,7 +9,7 @@ See ``docs/cdx.rst`` for the formats and a lookup tutorial.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
 
 from .._util.lazy import lazy_names
 from .build import write_index
@@ -22,7 +22,6 @@ from .formats import (
     CdxEntry,
     CdxjEntry,
     ClassicCdxEntry,
-    FormatName,
     IndexEntry,
     detect_format,
     parse_line,
@@ -37,15 +36,18 @@ from .indexer import (
     index_file,
     iter_captures,
 )
-from .query import MATCH_TYPES, Index, MatchType, Query, entry_to_dict, run_query
+from .query import MATCH_TYPES, Index, Query, entry_to_dict, run_query
 from .query import query as query  # the function; the module stays importable by path
 from .sort import external_sort, merge_files, merge_sorted, sort_file
 
 if TYPE_CHECKING:
+    from .formats import FormatName
+    from .query import MatchType
     from .zipnum import ZipNumIndex, write_zipnum
 
-# ZipNum is imported on first use: an index run that writes a plain index skips it.
-_LAZY = {"ZipNumIndex": "zipnum", "write_zipnum": "zipnum"}
+# ZipNum is imported on first use: an index run that writes a plain index skips it; the
+# two type aliases need typing, which indexing does not import.
+_LAZY = {"ZipNumIndex": "zipnum", "write_zipnum": "zipnum", "FormatName": "formats", "MatchType": "query"}
 
 __getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())
 

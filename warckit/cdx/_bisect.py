@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import os
 from itertools import pairwise
-from typing import IO
+
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
+if TYPE_CHECKING:
+    from typing import IO
 
 __all__ = ["bisect_left_line", "ended", "first_disorder", "line_number", "previous_line_start"]
 

@@ -11,10 +11,13 @@ of the domain.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from .._speedups.surt import impl as _surt
 from ..errors import WarckitError
+
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "MAX_QUERY_LENGTH",

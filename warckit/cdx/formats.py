@@ -18,11 +18,29 @@ percent-escaped, and spaces inside JSON strings are written ``\\u0020``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, Protocol
 
 from .._util.frozen import Frozen
 from ..errors import ParseError
 from ..record.fields import holds_not_utf8
+
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing: `warckit index` needs none)
+if TYPE_CHECKING:
+    from typing import Any, Literal, Protocol
+
+    FormatName = Literal["cdx", "cdxj", "cdx11", "cdx9"]
+else:
+    Protocol = object  # (a protocol only describes: at run time a plain base does)
+
+
+def __getattr__(name: str) -> object:
+    # FormatName is made on first use (it needs typing).
+    if name == "FormatName":
+        from typing import Literal
+
+        alias = Literal["cdx", "cdxj", "cdx11", "cdx9"]
+        globals()["FormatName"] = alias
+        return alias
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "CDX9_LEGEND",
@@ -44,7 +62,6 @@ __all__ = [
     "parse_line",
 ]
 
-FormatName = Literal["cdx", "cdxj", "cdx11", "cdx9"]
 #: Output formats by CLI name: ``cdx`` is the new-style CDX.
 FORMATS: tuple[FormatName, ...] = ("cdx", "cdxj", "cdx11", "cdx9")
 

@@ -17,20 +17,24 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Collection, Iterable, Iterator
-from typing import Any
 
 from .._util.frozen import Frozen
 from ..errors import Issue, ParseError, UsageError
-from ..io.sources import InputLike
 from ..read import pieces as _pieces
 from ..read import reader as _reader
 from ..record.records import WarcRecord
 from . import _keys
 from ..record.fields import escape_not_utf8, holds_not_utf8, not_utf8_message
 from .capture import TEXT_FIELDS, Capture, extract, finish, not_utf8_fields, repair_text
-from .formats import FORMATS, FormatName
+from .formats import FORMATS
 from .lines import capture_line, header_for, new_style_entry
 from .pairing import PostBody, is_post_or_put, pair_post, post_body
+
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
+if TYPE_CHECKING:
+    from typing import Any
+    from ..io.sources import InputLike
+    from .formats import FormatName
 
 #: Makes the capture of the current record: ``(record, filename, compute_digest)``.
 Extractor = Callable[[WarcRecord, str, bool], Capture]

@@ -13,7 +13,11 @@ from ..record.digests import normalize_algorithm
 from . import _keys
 from ._timestamps import to_14_digits, utc_w3c
 from .capture import Capture
-from .formats import CdxEntry, FormatName, header_line
+from .formats import CdxEntry, header_line
+
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
+if TYPE_CHECKING:
+    from .formats import FormatName
 
 __all__ = ["capture_line", "header_for", "new_style_entry"]
 

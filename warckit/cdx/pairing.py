@@ -9,8 +9,7 @@ can be looked up. The indexer hands every pair of consecutive captures to
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
+from .._util.frozen import Frozen
 from ..record.records import WarcRecord
 from . import _keys
 from .capture import Capture, http_fast
@@ -24,12 +23,18 @@ _MAX_BODY = 16 * 1024 * 1024
 _DEFAULT_BODY = 8192
 
 
-class PostBody(NamedTuple):
+class PostBody(Frozen):
     """The part of a POST/PUT request that goes into the key."""
 
+    __slots__ = ("method", "data", "content_type")  # noqa: RUF023 (the field order)
     method: str
     data: bytes | None
     content_type: str | None
+
+    def __init__(self, method: str, data: bytes | None, content_type: str | None) -> None:
+        object.__setattr__(self, "method", method)
+        object.__setattr__(self, "data", data)
+        object.__setattr__(self, "content_type", content_type)
 
 
 def is_post_or_put(record: WarcRecord) -> bool:

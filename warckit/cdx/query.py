@@ -27,8 +27,6 @@ import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
-from typing import IO, TYPE_CHECKING, Any, Literal
-
 from .._util.frozen import Frozen
 from ..errors import ParseError, UnsortedIndexError, UrlError, UsageError
 from ..io.sources import open_source
@@ -40,19 +38,34 @@ from .formats import (
     CdxEntry,
     CdxjEntry,
     ClassicCdxEntry,
-    FormatName,
     detect_format,
     header_sorted,
     parse_line,
 )
 from .sort import is_header
 
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing: `warckit index` needs none)
 if TYPE_CHECKING:
+    from typing import IO, Any, Literal
+
+    from .formats import FormatName
     from .zipnum import ZipNumIndex
+
+    MatchType = Literal["exact", "prefix", "host", "domain"]
+
+
+def __getattr__(name: str) -> object:
+    # MatchType is made on first use (it needs typing).
+    if name == "MatchType":
+        from typing import Literal
+
+        alias = Literal["exact", "prefix", "host", "domain"]
+        globals()["MatchType"] = alias
+        return alias
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["MATCH_TYPES", "Index", "MatchType", "Query", "check_url", "entry_to_dict", "open_index", "query"]
 
-MatchType = Literal["exact", "prefix", "host", "domain"]
 MATCH_TYPES: tuple[MatchType, ...] = ("exact", "prefix", "host", "domain")
 
 

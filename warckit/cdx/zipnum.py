@@ -19,13 +19,16 @@ from __future__ import annotations
 import os
 import zlib
 from collections.abc import Iterable, Iterator
-from typing import IO
 
 from .._util.frozen import Frozen
 from ..errors import ParseError
 from ..io.atomic import replacing
 from ._bisect import bisect_left_line, line_number, previous_line_start
 from .sort import is_header
+
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
+if TYPE_CHECKING:
+    from typing import IO
 
 __all__ = ["DEFAULT_BLOCK_LINES", "ZipNumIndex", "write_zipnum", "write_zipnum_blocks", "write_zipnum_summary"]
 

@@ -18,11 +18,14 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, NoReturn
 
 from ..errors import Issue, ParseError, UnsortedIndexError, UsageError
 from ..io.sources import ARCHIVE_SUFFIXES, archives_under
 from ..record.records import RECORD_TYPES
+
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 __all__ = [
     "ARCHIVE_SUFFIXES",

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Iterator
-from typing import IO, Any, cast
 
 from .._util.cpus import cpu_count
 from ..cdx.build import write_index
@@ -24,6 +23,10 @@ from ._common import (
     stdin_spooled,
     warner,
 )
+
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 
 def add_parser(subparsers: Any) -> None:
@@ -128,6 +131,8 @@ def _with_waczs(paths: list[str], out: IO[bytes], options: IndexOptions, *, sort
     if not any(is_zip(p) for p in paths):
         return write_index(paths, out, options, sort=sort, jobs=jobs, header=header,
                            max_memory=max_memory, progress=progress, on_warning=on_warning)
+    from typing import IO, cast
+
     from ..read.wacz import ARCHIVE_DIR, wacz_warcs  # (the ZIP layer: only for a WACZ)
 
     def lines() -> Iterator[str]:

@@ -18,7 +18,10 @@ import errno
 import os
 import stat
 from collections.abc import Iterator
-from typing import BinaryIO
+
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 __all__ = ["create_exclusive", "open_exclusive", "removed_on_failure", "replacing", "temporary_name"]
 

@@ -16,12 +16,13 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from ..errors import RemoteError, UsageError
 from .positioned import Positioned
 
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
 if TYPE_CHECKING:  # (concurrent.futures is imported when a read-ahead thread starts)
+    from typing import Any
     from concurrent.futures import Future, ThreadPoolExecutor
     from datetime import datetime
 

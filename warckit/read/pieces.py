@@ -23,7 +23,6 @@ import marshal
 import os
 import zlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, BinaryIO
 
 from .._util.cpus import job_ended, job_started
 from .workers import stop_with_parent
@@ -31,7 +30,9 @@ from ..io.compression import GZIP_MEMBER_MAGIC, sniff_compression
 from ..io.remote import is_url
 from ..io.sources import open_source
 
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
 if TYPE_CHECKING:
+    from typing import Any, BinaryIO
     from ..record.records import WarcRecord
 
 __all__ = ["MIN_SPLIT_SIZE", "Forked", "split_points"]
