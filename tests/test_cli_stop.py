@@ -71,10 +71,20 @@ def big(bench_warc: Callable[[str, float], Path]) -> Path:
 
 @pytest.mark.parametrize("sig, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_index_in_pieces(tmp_path: Path, big: Path, sig: signal.Signals, status: int) -> None:
+    """Stopped once its forked piece runs and its output's temporary file is there (the
+    pieces' own files have no name: nothing of theirs can be left in TMPDIR)."""
     rc, err, tmp, out = _stop(tmp_path, ["index", "-j", "2", str(big), "-o", "OUT/index.cdxj"],
-                              _has("tmp", "warckit-index-*.part"), sig, workers=1)
+                              _has("out", "*"), sig, workers=1)
     assert (rc, err) == (status, "")
     assert list(tmp.iterdir()) == [] and list(out.iterdir()) == []
+
+
+def test_index_pieces_leave_nothing_when_killed(tmp_path: Path, big: Path) -> None:
+    """SIGKILL allows no clean-up: the forked pieces' anonymous files go with the processes."""
+    rc, _, tmp, _ = _stop(tmp_path, ["index", "-j", "2", str(big), "-o", "OUT/index.cdxj"],
+                          _has("out", "*"), signal.SIGKILL, workers=1)
+    assert rc == -signal.SIGKILL
+    assert list(tmp.iterdir()) == []
 
 
 def test_check_in_pieces(tmp_path: Path, big: Path) -> None:

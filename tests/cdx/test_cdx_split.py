@@ -167,3 +167,37 @@ def test_parallel_unsorted_output_counts_its_lines(generated: Path, monkeypatch:
         outs.append((count, out.getvalue()))
     assert outs[0] == outs[1]
     assert outs[0][0] == outs[0][1].count(b"\n") - 1 == 86  # the header line is not counted
+
+
+@pytest.mark.parametrize("o_tmpfile", [True, False])
+def test_forked_pieces_use_anonymous_files(generated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                           o_tmpfile: bool) -> None:
+    """The pieces' files have no name (Linux's O_TMPFILE, else mkstemp's file unlinked at
+    once): the temporary directory stays empty while and after they are written, and the
+    output is the one-process output."""
+    import os
+
+    one = _write(generated, IndexOptions(), 1)
+    monkeypatch.setattr(_split, "MIN_SPLIT_SIZE", 0)
+    if not o_tmpfile:
+        monkeypatch.delattr(os, "O_TMPFILE", raising=False)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    seen: list[list[str]] = []
+    real = _build._index_into
+
+    def watched(piece, path, options, read_from, start, end):  # type: ignore[no-untyped-def]
+        assert isinstance(piece, int)
+        seen.append(os.listdir(tmp))
+        return real(piece, path, options, read_from, start, end)
+
+    monkeypatch.setattr(_build, "_index_into", watched)
+    out = io.BytesIO()
+    write_index([generated], out, IndexOptions(), jobs=2, tmpdir=str(tmp))
+    assert out.getvalue() == one
+    assert seen and seen[-1] == [] and os.listdir(tmp) == []
+    fd = _build._anonymous_file(str(tmp))
+    try:
+        assert os.listdir(tmp) == [] and os.fstat(fd).st_nlink == 0
+    finally:
+        os.close(fd)

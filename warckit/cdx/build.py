@@ -10,9 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import IO, Any
 
 from ..read.workers import process_pool
 from ..errors import Issue
@@ -20,6 +18,10 @@ from ..read.pieces import Forked
 from .formats import header_line
 from .indexer import IndexOptions, index_file, index_range, split_points
 from .sort import DEFAULT_MAX_MEMORY, external_sort
+
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 __all__ = ["write_index"]
 
@@ -33,7 +35,7 @@ def _index_to_file(
     read_from: int = 0,
     start: int = 0,
     end: int | None = None,
-) -> tuple[str, int, list[int]]:
+) -> tuple[str | int, int, list[int]]:
     """Worker: index the records of *path* starting in ``[start, end)`` into a temporary file.
 
     Returns the file's name, its line count and the offsets of the last record before
@@ -48,17 +50,54 @@ def _index_to_file(
 
 
 def _piece_file(tmpdir: str | None) -> str:
-    """A new empty temporary file for a piece's lines."""
+    """A new empty temporary file for a piece's lines (a pool worker's: by name)."""
+    import tempfile  # (5 ms: only runs that spill or split need it)
+
     fd, name = tempfile.mkstemp(prefix="warckit-index-", suffix=".part", dir=tmpdir)
     os.close(fd)
     return name
 
 
-def _index_into(name: str, path: str, options: IndexOptions, read_from: int, start: int,
-                end: int | None) -> tuple[str, int, list[int]]:
-    """:func:`_index_to_file` into *name*, a temporary file its caller made (and removes)."""
-    # Made exclusively by the caller; never follow a link put in its place.
-    fd = os.open(name, os.O_WRONLY | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0))
+def _anonymous_file(tmpdir: str | None) -> int:
+    """A descriptor of a new temporary file without a name, for a forked piece's lines:
+    nothing is left behind whatever stops the run (SIGKILL included), and nothing to remove.
+
+    In *tmpdir*, else the first directory :func:`tempfile.gettempdir` tries (``$TMPDIR``,
+    ``$TEMP``, ``$TMP``, ``/tmp``) with Linux's ``O_TMPFILE``; where that fails, a
+    :func:`tempfile.mkstemp` file unlinked at once (importing tempfile costs 5 ms).
+    """
+    if hasattr(os, "O_TMPFILE"):
+        env = os.environ
+        where = tmpdir or env.get("TMPDIR") or env.get("TEMP") or env.get("TMP") or "/tmp"
+        try:
+            return os.open(where, os.O_TMPFILE | os.O_RDWR, 0o600)
+        except OSError:
+            pass  # (a file system without O_TMPFILE, or not that directory: tempfile's way)
+    import tempfile
+
+    fd, name = tempfile.mkstemp(prefix="warckit-index-", suffix=".part", dir=tmpdir)
+    os.unlink(name)
+    return fd
+
+
+def _discard(piece: str | int) -> None:
+    """Remove a piece's file: unlink a named one, close an anonymous one."""
+    with contextlib.suppress(OSError):
+        if isinstance(piece, int):
+            os.close(piece)
+        else:
+            os.unlink(piece)
+
+
+def _index_into(piece: str | int, path: str, options: IndexOptions, read_from: int, start: int,
+                end: int | None) -> tuple[str | int, int, list[int]]:
+    """:func:`_index_to_file` into *piece*, a temporary file its caller made (and removes):
+    a name, or the descriptor of an anonymous file (written from its start)."""
+    if isinstance(piece, int):
+        fd = os.dup(piece)  # (the caller keeps its descriptor open to read the lines back)
+    else:
+        # Made exclusively by the caller; never follow a link put in its place.
+        fd = os.open(piece, os.O_WRONLY | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0))
     count = 0
     stopped: list[int] = []
     with os.fdopen(fd, "wb", buffering=1 << 20) as out:
@@ -72,7 +111,7 @@ def _index_into(name: str, path: str, options: IndexOptions, read_from: int, sta
         if batch:
             out.write(("\n".join(batch) + "\n").encode("utf-8"))
             count += len(batch)
-    return name, count, stopped
+    return piece, count, stopped
 
 
 class _Progress:
@@ -127,10 +166,10 @@ def _tasks(paths: Sequence[str], options: IndexOptions, jobs: int) -> list[tuple
 class _Done:
     """A piece's outcome, shaped like the finished future of the process pool."""
 
-    def __init__(self, result: tuple[str, int, list[int]] | None) -> None:
+    def __init__(self, result: tuple[str | int, int, list[int]] | None) -> None:
         self._result = result
 
-    def result(self) -> tuple[str, int, list[int]]:
+    def result(self) -> tuple[str | int, int, list[int]]:
         if self._result is None:
             raise RuntimeError("the piece failed")
         return self._result
@@ -150,35 +189,35 @@ def _forked(tasks: Sequence[tuple[str, int, int, int | None]], options: IndexOpt
     """Index the pieces in forked children, the last one in this process.
 
     Cheaper to start than a process pool (no multiprocessing import, no pool threads):
-    each child (:class:`~warckit.read.pieces.Forked`) writes its piece to a temporary file and
-    reports the file's name, line count and stop offsets; a child that fails reports nothing.
+    each child (:class:`~warckit.read.pieces.Forked`) writes its piece to an anonymous
+    temporary file this process made (:func:`_anonymous_file`) and reports its line count
+    and stop offsets; a child that fails reports nothing.
     """
-    # This process makes every piece's file, so that it can remove them all when it is
-    # stopped (Ctrl-C, SIGTERM) whatever its children had got to.
-    names: list[str] = []
+    # This process makes every piece's file before the children start, so that the files
+    # go with it whatever stops it: they have no name to leave behind.
+    files: list[int] = []
     children: list[Forked] = []
     try:
         for path, read_from, start, end in tasks:
-            names.append(_piece_file(tmpdir))
-            if len(names) < len(tasks):
-                children.append(Forked(_index_into, names[-1], path, options, read_from, start, end))
-        mine: tuple[str, int, list[int]] | None
+            files.append(_anonymous_file(tmpdir))
+            if len(files) < len(tasks):
+                children.append(Forked(_index_into, files[-1], path, options, read_from, start, end))
+        mine: tuple[str | int, int, list[int]] | None
         try:
-            mine = _index_into(names[-1], path, options, read_from, start, end)
+            mine = _index_into(files[-1], path, options, read_from, start, end)
         except Exception:  # noqa: BLE001 - the caller re-indexes a failed piece and reports its error
             mine = None
         results = [child.result() for child in children]
     except BaseException:
         for child in children:
             child.cancel()
-        for name in names:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(name)
+        for fd in files:
+            _discard(fd)
         raise
     results.append(mine)
-    for name, result in zip(names, results):
-        if result is None:  # (the caller unlinks the files of the pieces that came back)
-            os.unlink(name)
+    for fd, result in zip(files, results):
+        if result is None:  # (the caller closes the files of the pieces that came back)
+            _discard(fd)
     return [_Done(result) for result in results]
 
 
@@ -200,7 +239,7 @@ def _lines_in_order(
                 yield line.encode("utf-8") + b"\n"
             progress.done(path)
         return
-    names: list[str] = []
+    names: list[str | int] = []  # the pieces' files: names (pool), descriptors (forked)
     futures: list[Any] = []
     try:
         with contextlib.ExitStack() as stack:
@@ -232,7 +271,8 @@ def _lines_in_order(
                         yield line.encode("utf-8") + b"\n"
                     progress.done(path)
                     continue
-                with open(name, "rb") as fh:
+                with open(name, "rb", closefd=not isinstance(name, int)) as fh:
+                    fh.seek(0)  # (a descriptor is where the piece's writes left it)
                     if blocks:
                         while block := fh.read(1 << 20):
                             rest = fh.readline()  # finish the last line of the block
@@ -249,10 +289,7 @@ def _lines_in_order(
                 if name not in names:
                     names.append(name)
         for name in names:
-            try:
-                os.unlink(name)
-            except OSError:
-                pass
+            _discard(name)
 
 
 def _copy_lines(items: Iterable[bytes], out: IO[bytes]) -> int:

@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import heapq
 import os
-import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack
-from typing import IO
 
 from ..errors import ParseError, UnsortedIndexError
 from ..io.remote import is_url
 from ..io.sources import open_source
-from .formats import FormatName, detect_format, header_line, header_sorted, parse_line
+from .formats import detect_format, header_line, header_sorted, parse_line
+
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
+if TYPE_CHECKING:
+    from typing import IO
+    from .formats import FormatName
 
 __all__ = [
     "DEFAULT_MAX_MEMORY",
@@ -54,6 +57,8 @@ def _normalize(line: bytes | str) -> bytes:
 
 def _spill(run: list[bytes], tmpdir: str | None) -> str:
     run.sort()
+    import tempfile  # (4 ms: only runs that spill or split need it)
+
     fd, name = tempfile.mkstemp(prefix="warckit-sort-", suffix=".run", dir=tmpdir)
     with os.fdopen(fd, "wb", buffering=1 << 20) as fh:
         fh.writelines(run)
