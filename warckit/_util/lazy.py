@@ -34,3 +34,26 @@ def lazy_names(
         return sorted(set(namespace) | set(namespace.get("__all__", ())))
 
     return __getattr__, __dir__
+
+
+def typing_aliases(module: str, namespace: dict[str, Any],
+                   **makers: Callable[[Any], object]) -> Callable[[str], object]:
+    """A module ``__getattr__`` that makes each type alias named in *makers* on first use, as
+    ``maker(typing)``: the aliases need :mod:`typing`, which neither reading nor indexing
+    imports (the type checker sees them under ``TYPE_CHECKING``).
+
+    Usage, in a module::
+
+        __getattr__ = typing_aliases(__name__, globals(), FormatName=lambda t: t.Literal["cdx"])
+    """
+
+    def __getattr__(name: str) -> object:
+        maker = makers.get(name)
+        if maker is None:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        import typing
+
+        value = namespace[name] = maker(typing)
+        return value
+
+    return __getattr__

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .._util.frozen import Frozen
+from .._util.lazy import typing_aliases
 from ..errors import ParseError
 from ..record.fields import holds_not_utf8
 
@@ -31,16 +32,9 @@ if TYPE_CHECKING:
 else:
     Protocol = object  # (a protocol only describes: at run time a plain base does)
 
-
-def __getattr__(name: str) -> object:
-    # FormatName is made on first use (it needs typing).
-    if name == "FormatName":
-        from typing import Literal
-
-        alias = Literal["cdx", "cdxj", "cdx11", "cdx9"]
-        globals()["FormatName"] = alias
-        return alias
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# FormatName is made on first use (it needs typing).
+__getattr__ = typing_aliases(__name__, globals(),
+                             FormatName=lambda t: t.Literal["cdx", "cdxj", "cdx11", "cdx9"])
 
 __all__ = [
     "CDX9_LEGEND",

@@ -28,6 +28,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 from .._util.frozen import Frozen
+from .._util.lazy import typing_aliases
 from ..errors import ParseError, UnsortedIndexError, UrlError, UsageError
 from ..io.sources import open_source
 from . import _keys
@@ -53,16 +54,9 @@ if TYPE_CHECKING:
 
     MatchType = Literal["exact", "prefix", "host", "domain"]
 
-
-def __getattr__(name: str) -> object:
-    # MatchType is made on first use (it needs typing).
-    if name == "MatchType":
-        from typing import Literal
-
-        alias = Literal["exact", "prefix", "host", "domain"]
-        globals()["MatchType"] = alias
-        return alias
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# MatchType is made on first use (it needs typing).
+__getattr__ = typing_aliases(__name__, globals(),
+                             MatchType=lambda t: t.Literal["exact", "prefix", "host", "domain"])
 
 __all__ = ["MATCH_TYPES", "Index", "MatchType", "Query", "check_url", "entry_to_dict", "open_index", "query"]
 

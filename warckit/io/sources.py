@@ -11,6 +11,7 @@ import io
 import os
 import sys
 
+from .._util.lazy import typing_aliases
 from ..errors import UsageError
 
 __all__ = ["ARCHIVE_SUFFIXES", "STDIN", "InputLike", "Source", "archives_under", "is_zip", "open_source"]
@@ -23,15 +24,9 @@ if TYPE_CHECKING:
     InputLike = str | os.PathLike[str] | BinaryIO | IO[bytes]
 
 
-def __getattr__(name: str) -> object:
-    # InputLike is made on first use: it needs typing, which reading a file does not.
-    if name == "InputLike":
-        from typing import IO, BinaryIO
-
-        alias = str | os.PathLike[str] | BinaryIO | IO[bytes]
-        globals()["InputLike"] = alias
-        return alias
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# InputLike is made on first use: it needs typing, which reading a file does not.
+__getattr__ = typing_aliases(__name__, globals(),
+                             InputLike=lambda t: str | os.PathLike[str] | t.BinaryIO | t.IO[bytes])
 
 
 def __dir__() -> list[str]:
