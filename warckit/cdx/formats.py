@@ -104,8 +104,13 @@ def _dumps(obj: Mapping[str, Any]) -> str:
     """Compact single-line JSON with spaces inside strings written ``\\u0020``."""
     import orjson  # (on first use: indexing writes its JSON itself, see cdx.lines)
 
-    text = orjson.dumps(obj).decode("utf-8")
-    return text.replace(" ", "\\u0020") if " " in text else text
+    return _spaceless(orjson.dumps(obj).decode("utf-8"))
+
+
+def _spaceless(json_text: str) -> str:
+    """Compact JSON with its spaces (only ever inside strings) written ``\\u0020``, so that
+    the JSON field of a line holds none."""
+    return json_text.replace(" ", "\\u0020") if " " in json_text else json_text
 
 
 def _loads(text: str, line: str) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from ..record.digests import normalize_algorithm
 from . import _keys
 from ._timestamps import to_14_digits, utc_w3c
 from .capture import Capture
-from .formats import CdxEntry, header_line
+from .formats import CdxEntry, _spaceless, header_line
 
 TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
 if TYPE_CHECKING:
@@ -118,8 +118,7 @@ def _new_style_json(cap: Capture) -> str:
         parts.append('"request_body":' + _string(cap.request_body))
     if cap.truncated:
         parts.append('"truncated":' + _string(cap.truncated))
-    text = "{" + ",".join(parts) + "}"
-    return text.replace(" ", "\\u0020") if " " in text else text
+    return _spaceless("{" + ",".join(parts) + "}")
 
 
 def new_style_entry(cap: Capture, *, unicode_host: bool = False) -> CdxEntry:
