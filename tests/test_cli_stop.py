@@ -220,3 +220,37 @@ def test_a_pool_starts_with_the_stops_held_off(monkeypatch: pytest.MonkeyPatch) 
 
 def _blocked_in_worker(_: int) -> frozenset[int]:
     return _blocked()
+
+
+@pytest.mark.parametrize("stop", ["Terminated", "KeyboardInterrupt"])
+def test_a_stop_in_a_callback_python_ignores_is_raised_again(stop: str) -> None:
+    """A stop landing in a weakref callback (importlib's module locks have them: .ci/run once
+    printed "Exception ignored in: <function _get_module_lock.<locals>.cb>" for a SIGTERM)
+    would be printed and lost; while a command runs it is raised again a moment later."""
+    import weakref
+
+    from warckit.cli import _main
+
+    error: type[BaseException] = _main.Terminated if stop == "Terminated" else KeyboardInterrupt
+    hook = sys.unraisablehook
+    sys.unraisablehook = _main._stop_again(hook)
+    alarm = signal.getsignal(signal.SIGALRM)
+
+    class Thing:
+        pass
+
+    def callback(_: object) -> None:
+        raise error
+
+    try:
+        thing = Thing()
+        ref = weakref.ref(thing, callback)
+        with pytest.raises(error):
+            del thing  # the callback's stop is dropped here ...
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:  # ... and raised again here
+                time.sleep(0.001)
+        assert ref() is None
+    finally:
+        sys.unraisablehook = hook
+        signal.signal(signal.SIGALRM, alarm)

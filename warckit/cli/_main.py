@@ -22,6 +22,11 @@ from ._common import (
     error_line,
 )
 
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
 __all__ = ["build_parser", "run"]
 
 
@@ -99,6 +104,8 @@ def run(args_list: Sequence[str]) -> int:
               file=sys.stderr)
         return EXIT_USAGE
     previous = _raise_on_sigterm()
+    previous_hook = sys.unraisablehook
+    sys.unraisablehook = _stop_again(previous_hook)
     try:
         # (A stop raised while an error is printed ends the command as a stop too.)
         try:
@@ -122,6 +129,7 @@ def run(args_list: Sequence[str]) -> int:
     except Terminated:
         return 143  # (128 + SIGTERM)
     finally:
+        sys.unraisablehook = previous_hook
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
 
@@ -134,6 +142,32 @@ class Terminated(BaseException):
 
 def _on_sigterm(signum: int, frame: object) -> None:
     raise Terminated
+
+
+def _stop_again(others: Callable[[Any], object]) -> Callable[[Any], None]:
+    """The ``sys.unraisablehook`` while a command runs. A stop (SIGTERM, Ctrl-C) that lands
+    in code whose exceptions Python prints as "Exception ignored" and drops (a weakref
+    callback such as those of importlib's module locks, a ``__del__``) is raised again a
+    millisecond later (``SIGALRM``), where the command can unwind; anything else goes to
+    *others*, the hook before."""
+
+    def hook(unraisable: Any) -> None:
+        stop = unraisable.exc_value
+        if isinstance(stop, (Terminated, KeyboardInterrupt)) and hasattr(signal, "setitimer"):
+
+            def again(signum: int, frame: object) -> None:
+                raise type(stop)
+
+            try:
+                signal.signal(signal.SIGALRM, again)
+            except ValueError:  # (not the main thread)
+                pass
+            else:
+                signal.setitimer(signal.ITIMER_REAL, 0.001)
+                return
+        others(unraisable)
+
+    return hook
 
 
 def _raise_on_sigterm() -> signal._HANDLER:
