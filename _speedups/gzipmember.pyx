@@ -116,6 +116,14 @@ cdef enum:
     ST_UNMAPPED = 7   # reading the map faulted (SIGBUS: the file shrank, or the device failed)
 
 
+cdef extern from "wk_region.h" nogil:
+    ctypedef struct wk_region:
+        void* base
+        size_t len
+    void* wk_region_alloc(wk_region* r, size_t n)
+    void wk_region_free(wk_region* r)
+
+
 cdef struct slot_t:
     unsigned char* data
     Py_ssize_t len
@@ -153,6 +161,7 @@ cdef struct engine_t:
     int ev_cap, nslots, w
     int one_member            # a fill ends at the first member end (in the calling thread)
     slot_t* slots
+    wk_region slot_region     # every slot's data, in one mapping
     libdeflate_decompressor* direct   # NULL: ISA-L only
     int direct_skip                   # members to stream with ISA-L before trying libdeflate again
     long long next_step               # file offset of the streaming member's next step
@@ -551,6 +560,7 @@ cdef class GzipDecoder:
                    Py_ssize_t slot, int nslots, int events, bint direct, bint mapped,
                    bint one_member) except -1:
         cdef engine_t* e = <engine_t*>malloc(sizeof(engine_t))
+        cdef unsigned char* region
         cdef int i
         if e == NULL:
             raise MemoryError()
@@ -571,11 +581,14 @@ cdef class GzipDecoder:
         if e.inbuf == NULL or e.slots == NULL:
             raise MemoryError()
         memset(e.slots, 0, e.nslots * sizeof(slot_t))
+        region = <unsigned char*>wk_region_alloc(&e.slot_region, e.nslots * e.slot_cap)
+        if region == NULL:
+            raise MemoryError()
         for i in range(e.nslots):
-            e.slots[i].data = <unsigned char*>malloc(e.slot_cap)
+            e.slots[i].data = region + i * e.slot_cap
             e.slots[i].ev_pos = <Py_ssize_t*>malloc(e.ev_cap * sizeof(Py_ssize_t))
             e.slots[i].ev_bound = <long long*>malloc(e.ev_cap * sizeof(long long))
-            if e.slots[i].data == NULL or e.slots[i].ev_pos == NULL or e.slots[i].ev_bound == NULL:
+            if e.slots[i].ev_pos == NULL or e.slots[i].ev_bound == NULL:
                 raise MemoryError()
         if fd >= 0:
             e.fd = dup(fd)  # our own descriptor: closing the caller's file cannot pull it away
@@ -830,8 +843,8 @@ cdef class GzipDecoder:
             return
         self._stop()
         if e.slots != NULL:
+            wk_region_free(&e.slot_region)
             for i in range(e.nslots):
-                free(e.slots[i].data)
                 free(e.slots[i].ev_pos)
                 free(e.slots[i].ev_bound)
             free(e.slots)
