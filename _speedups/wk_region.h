@@ -2,9 +2,9 @@
  * them (Linux, transparent huge pages in "madvise" or "always" mode).
  *
  * A decoder's read-ahead slots are touched whole as soon as it runs, in a fresh
- * process: in 4 KiB pages that is a fault (and a zeroed page) per 4 KiB, about 6,000
- * for the 24 MiB of the two lanes and their spare, some 8 ms of a 130 ms pass over the
- * #19 domain mix; in 2 MiB pages it is a dozen. Elsewhere (no mmap, no MADV_HUGEPAGE)
+ * process: in 4 KiB pages that is a fault (and a zeroed page) per 4 KiB, about 4,100
+ * for the 16 MiB of two gzip lanes (4 % of a headers-only pass over the #19 domain
+ * mix, whole process); in 2 MiB pages it is eight. Elsewhere (no mmap, no MADV_HUGEPAGE)
  * the region is plain malloc'ed memory.
  */
 #ifndef WK_REGION_H
