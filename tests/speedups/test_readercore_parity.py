@@ -17,6 +17,7 @@ import sys
 from types import ModuleType
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from twins import compiled_or_reason, requires_compiled
@@ -24,6 +25,7 @@ from twins import compiled_or_reason, requires_compiled
 import warckit
 from warckit import _speedups
 from warckit.errors import WarckitError
+from warckit.record.base import WarcRecord
 
 
 def _reader_on(core: ModuleType | None) -> Any:
@@ -194,3 +196,64 @@ def test_lengthed_body_twins_agree() -> None:
                 b"hello", (len(rec), len(rec), False), (False, None)]
     assert _body_steps(PURE, rec * 2) == expected
     assert _body_steps(COMPILED, rec * 2) == expected
+
+
+_UNSET = object()
+
+
+def _slots(obj: Any) -> dict[str, Any]:
+    """Every __slots__ entry of *obj*'s classes and what it holds (``_UNSET`` if empty)."""
+    names = {n for c in type(obj).__mro__ for n in c.__dict__.get("__slots__", ()) if n != "__weakref__"}
+    return {n: getattr(obj, n, _UNSET) for n in sorted(names)}
+
+
+def _made(cls: Any, data: bytes, lenient: bool) -> list[Any]:
+    """The state of the first record *cls* reads and of its headers, as made (nothing read)."""
+    with cls(io.BytesIO(data), lenient=lenient, readahead=False) as reader:
+        rec = next(reader)
+        state = _slots(rec)
+        body = state.pop("_body")
+        headers = _slots(state.pop("headers"))
+        issues = [(i.code, i.offset) for i in state.pop("issues")]
+        return [type(rec).__name__, type(body).__name__, state, headers, issues]
+
+
+@requires_compiled("readercore")
+@pytest.mark.parametrize("lenient", [False, True])
+@pytest.mark.parametrize("wtype", ["response", "warcinfo", "x-unknown", "revisit"])
+@pytest.mark.parametrize("compression", ["none", "gzip"])
+def test_records_are_made_alike(wtype: str, lenient: bool, compression: str) -> None:
+    """The compiled core fills a record's and its Headers' slots itself (not through
+    ``_from_reader`` and ``Headers._unparsed``, as the pure core does): every slot holds
+    the same value, of the same type, and the record is of the same class."""
+    rec = (
+        b"WARC/1.1\r\nWARC-Type: " + wtype.encode() + b"\r\nWARC-Record-ID: <urn:uuid:1>\r\n"
+        b"WARC-Date: 2020-01-02T03:04:05Z\r\nContent-Length: 5\r\n\r\nhello\r\n\r\n"
+    )
+    data = gzip.compress(rec, mtime=0) * 2 if compression == "gzip" else rec * 2
+    pure, compiled = _made(PURE, data, lenient), _made(COMPILED, data, lenient)
+    assert compiled == pure
+    assert [type(v) for v in compiled[2].values()] == [type(v) for v in pure[2].values()]
+    assert [type(v) for v in compiled[3].values()] == [type(v) for v in pure[3].values()]
+    assert pure[2]["offset"] == 0 and pure[2]["_content_length"] == 5 and pure[3]["_raw"].startswith(b"WARC-Type")
+    assert _UNSET not in pure[2].values() and _UNSET not in pure[3].values()
+
+
+@requires_compiled("readercore")
+def test_a_class_with_its_own_from_reader_is_made_by_it() -> None:
+    """A record class that makes its records itself is still called by the compiled core."""
+    made = []
+
+    class Noted(WarcRecord):
+        @classmethod
+        def _from_reader(cls, *args: Any) -> Any:
+            made.append(args[3])
+            return super()._from_reader(*args)
+
+    rec = (b"WARC/1.1\r\nWARC-Type: noted\r\nWARC-Record-ID: <urn:uuid:1>\r\n"
+           b"WARC-Date: 2020-01-02T03:04:05Z\r\nContent-Length: 0\r\n\r\n\r\n\r\n")
+    reader = COMPILED(io.BytesIO(rec), readahead=False)
+    reader._record_types = {**reader._record_types, "noted": Noted}
+    with reader:
+        got = [type(r).__name__ for r in reader]
+    assert got == ["Noted"] and made == [0]
