@@ -14,8 +14,9 @@ for every record class that keeps the base's ``_from_reader``.
 
 from _weakref import ref as _ref  # (weakref.ref, without importing weakref.py)
 
-from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
-from libc.string cimport memchr
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.unicode cimport PyUnicode_1BYTE_DATA, PyUnicode_1BYTE_KIND, PyUnicode_GET_LENGTH, PyUnicode_KIND
+from libc.string cimport memchr, memcpy
 
 from warckit.errors import CompressionError, HeaderParseError, RecordParseError
 from warckit.record.headers import Headers
@@ -168,6 +169,46 @@ class _Ghost:
         self._stream_length = None
 
 
+cdef inline bytes _slice(bytes b, Py_ssize_t i, Py_ssize_t j):
+    """``b[i:j]`` for 0 <= i <= len(b), without the slice object ``b[i:j]`` makes."""
+    if j > PyBytes_GET_SIZE(b):
+        j = PyBytes_GET_SIZE(b)
+    if j < i:
+        j = i
+    return PyBytes_FromStringAndSize(PyBytes_AS_STRING(b) + i, j - i)
+
+
+cdef inline bytes _tail_and(bytes b, Py_ssize_t i, bytes more):
+    """``b[i:] + more`` in one copy of each."""
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(b) - i, m = PyBytes_GET_SIZE(more)
+    cdef bytes out = PyBytes_FromStringAndSize(NULL, n + m)
+    memcpy(PyBytes_AS_STRING(out), PyBytes_AS_STRING(b) + i, n)
+    memcpy(PyBytes_AS_STRING(out) + n, PyBytes_AS_STRING(more), m)
+    return out
+
+
+cdef long long _plain_number(text):
+    """The value of *text* when it is 1 to 18 ASCII digits (always below
+    MAX_CONTENT_LENGTH), else -1: the common Content-Length, read without the calls
+    that check the rest."""
+    cdef Py_ssize_t i, n
+    cdef long long v = 0
+    cdef unsigned char c
+    cdef const unsigned char* d
+    if type(text) is not str or PyUnicode_KIND(text) != PyUnicode_1BYTE_KIND:
+        return -1
+    n = PyUnicode_GET_LENGTH(text)
+    if n == 0 or n > 18:
+        return -1
+    d = <const unsigned char*>PyUnicode_1BYTE_DATA(text)
+    for i in range(n):
+        c = d[i]
+        if c < 48 or c > 57:
+            return -1
+        v = v * 10 + (c - 48)
+    return v
+
+
 cdef Py_ssize_t _bisect_right(list a, long long x):
     cdef Py_ssize_t lo = 0, hi = len(a), mid
     while lo < hi:
@@ -274,6 +315,8 @@ cdef class ReaderCore:
             self._base += pos
             if pos >= PyBytes_GET_SIZE(self._buf):
                 self._buf = chunk
+            elif type(chunk) is bytes:
+                self._buf = _tail_and(self._buf, pos, <bytes>chunk)
             else:
                 self._buf = self._buf[pos:] + chunk
             self._pos = 0
@@ -339,7 +382,7 @@ cdef class ReaderCore:
         self._cur_block_left = left - take
         if pos == 0 and take == PyBytes_GET_SIZE(self._buf):
             return self._buf
-        return self._buf[pos : pos + take]
+        return _slice(self._buf, pos, pos + take)
 
     def _take_whole_block(self, record):
         """See the pure twin."""
@@ -352,7 +395,7 @@ cdef class ReaderCore:
             return None
         self._pos = pos + <Py_ssize_t>left
         self._cur_block_left = 0
-        return self._buf[pos : pos + left]
+        return _slice(self._buf, pos, pos + <Py_ssize_t>left)
 
     def _skip_block(self, record):
         self._c_skip_block(record)
@@ -580,27 +623,35 @@ cdef class ReaderCore:
             if not lenient:
                 raise RecordParseError(version_msg, offset=offset, source=self.name)
         p = PyBytes_AS_STRING(buf)
-        raw_head = buf[pos:head_end]
+        raw_head = _slice(buf, pos, head_end)
         fields_end = head_end - 2 if p[head_end - 2] == 13 else head_end - 1
-        headers = _headers(buf[fields_start:fields_end], lenient)
+        headers = _headers(_slice(buf, fields_start, fields_end), lenient)
         self._pos = head_end
-        cls = self._record_types.get(wtype) if wtype is not None else None
+        types = self._record_types
+        if wtype is None:
+            cls = None
+        elif type(types) is dict:
+            cls = (<dict>types).get(wtype)
+        else:
+            cls = types.get(wtype)
         if cls is None:
             cls = self._record_class(wtype or "")
         cl_msg = None
-        if cl_text is not None and not cl_text.isdigit():
-            cl_text = cl_text.strip(" \t")
-        # Only ASCII digits are a number in WARC (str.isdigit() also takes "²", "١٢").
-        if cl_text is None or not (cl_text.isdigit() and cl_text.isascii()):
-            cl_msg = "Content-Length is missing" if cl_text is None else f"Content-Length {cl_text!r} is not a number"
-            if not lenient:
-                raise RecordParseError(cl_msg, offset=offset, source=self.name)
-            cl = 0
-        else:
-            pycl = int(cl_text) if len(cl_text.lstrip("0")) <= 19 else MAX_CONTENT_LENGTH + 1  # (int() takes ≤ 4300 digits)
-            if pycl > MAX_CONTENT_LENGTH:
-                raise RecordParseError(f"Content-Length {cl_text!r} is too large", offset=offset, source=self.name)
-            cl = pycl
+        cl = _plain_number(cl_text)
+        if cl < 0:
+            if cl_text is not None and not cl_text.isdigit():
+                cl_text = cl_text.strip(" \t")
+            # Only ASCII digits are a number in WARC (str.isdigit() also takes "²", "١٢").
+            if cl_text is None or not (cl_text.isdigit() and cl_text.isascii()):
+                cl_msg = "Content-Length is missing" if cl_text is None else f"Content-Length {cl_text!r} is not a number"
+                if not lenient:
+                    raise RecordParseError(cl_msg, offset=offset, source=self.name)
+                cl = 0
+            else:
+                pycl = int(cl_text) if len(cl_text.lstrip("0")) <= 19 else MAX_CONTENT_LENGTH + 1  # (int() takes ≤ 4300 digits)
+                if pycl > MAX_CONTENT_LENGTH:
+                    raise RecordParseError(f"Content-Length {cl_text!r} is too large", offset=offset, source=self.name)
+                cl = pycl
         # (_set_current, inlined: the record is made current as it is made)
         cdef LengthedBody body = LengthedBody.__new__(LengthedBody)
         body._reader = self

@@ -70,7 +70,8 @@ def test_reader_core_imports_nothing_above_headers() -> None:
             mods.add("." * node.level + (node.module or ""))
     assert mods == {"__future__", "collections.abc", "typing", "..errors", "..record.headers", ".headers"}
     compiled = _imports((ROOT / "_speedups/readercore.pyx").read_text())
-    assert compiled == {"_weakref", "cpython.bytes", "libc.string", "warckit.errors", "warckit.record.headers",
+    assert compiled == {"_weakref", "cpython.bytes", "cpython.unicode", "libc.string", "warckit.errors",
+                        "warckit.record.headers",
                         "warckit._speedups.headers"}
 
 

@@ -257,3 +257,25 @@ def test_a_class_with_its_own_from_reader_is_made_by_it() -> None:
     with reader:
         got = [type(r).__name__ for r in reader]
     assert got == ["Noted"] and made == [0]
+
+
+@requires_compiled("readercore")
+@pytest.mark.parametrize("lenient", [False, True])
+@pytest.mark.parametrize("value", [
+    "5", "05", "00000000000000000005", " 5", "5 \t", "\t5", "٥", "5²", "+5", "-5", "", "5x", "5.0", "0x5",
+    "9" * 18, "9" * 19, "1" + "0" * 18, "4611686018427387904", "4611686018427387905", "0" * 40 + "5", "9" * 5000,
+])
+def test_content_length_values_read_alike(value: str, lenient: bool) -> None:
+    """The compiled core reads a plain Content-Length (1-18 ASCII digits) itself and
+    hands every other value to the checks the pure core makes: the same lengths, the
+    same errors and warnings, whatever the value."""
+    rec = (b"WARC/1.1\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:1>\r\n"
+           b"Content-Length: " + value.encode() + b"\r\n\r\nhello\r\n\r\n")
+    observed = []
+    for data in (rec * 2, gzip.compress(rec, mtime=0) * 2):
+        pure = _observe(PURE, data, lenient, 1)
+        assert _observe(COMPILED, data, lenient, 1) == pure
+        observed.append(pure)
+    if value.strip(" \t") in ("5", "05", "00000000000000000005"):
+        plain = observed[0]
+        assert plain[0][3] == 5 and plain[2] == [(len(rec), []), (len(rec), [])]
