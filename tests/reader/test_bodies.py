@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import gzip
 import hashlib
+import io
 import re
 from pathlib import Path
 from typing import Any, ClassVar
@@ -205,3 +206,33 @@ def test_peeking_a_head_keeps_the_block_whole(tmp_path: Path, gz: bool, size: in
         assert rec.http is not None and rec.http.status == 200
         assert next(reader).target_uri == "http://example.com/2"
         assert rec.peek_block(size) == more  # (what is kept stays readable after the reader moved on)
+
+
+def test_block_stream_is_a_raw_stream_that_closes(tmp_path: Path) -> None:
+    """A BlockStream keeps its own closed flag (slots, no instance dict: #19) and still
+    behaves as the io.RawIOBase it is: closed/close, a context manager, readline and
+    iteration, readinto, a BufferedReader over it; reading ends with b"" at the block's end."""
+    block = b"line one\nline two\n" + b"x" * 5000
+    path = tmp_path / "a.warc.gz"
+    path.write_bytes(gzip.compress(_record("resource", "http://a/", block)) * 3)
+    with warckit.open(path) as reader:
+        s = next(reader).raw_stream()
+        assert isinstance(s, io.RawIOBase) and s.readable() and not s.seekable()
+        assert not s.closed
+        assert s.readline() == b"line one\n"
+        buf = bytearray(9)
+        assert s.readinto(buf) == 9 and bytes(buf) == b"line two\n"
+        assert s.read() == b"x" * 5000
+        assert s.read(10) == b"" and s.read() == b""
+        s.close()
+        assert s.closed
+        assert vars(s) == {}  # (IOBase's close() kept its flag in the instance dict)
+        with pytest.raises(ValueError), s:  # IOBase checks the flag
+            pass
+        with next(reader).raw_stream() as s2:
+            assert list(s2)[:2] == [b"line one\n", b"line two\n"]
+        assert s2.closed
+        buffered = io.BufferedReader(next(reader).raw_stream())
+        assert buffered.read() == block
+        buffered.close()
+        assert buffered.raw.closed

@@ -65,6 +65,7 @@ class _Block(Protocol):
 
     source: str | None
     offset: int
+    _content_length: int
 
     def _read_block_at(self, pos: int, size: int) -> bytes: ...
 
@@ -72,15 +73,31 @@ class _Block(Protocol):
 class BlockStream(io.RawIOBase):
     """A read-only stream over (part of) a record's block, starting at *start*."""
 
+    # A stream is made for every record whose block is read. With slots and its own
+    # closed flag it needs no instance dict: IOBase's close() keeps its flag in one, and
+    # its finalizer (which closes what was left open) made one for every stream (#19:
+    # with the end-of-block check in read(), 0.5 us a record on the small mix).
+    __slots__ = ("_closed", "_finalizing", "_pos", "_record")
+
     def __init__(self, record: _Block, start: int = 0) -> None:
         self._record = record
         self._pos = start
+        self._closed = False
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def close(self) -> None:
+        self._closed = True
 
     def readable(self) -> bool:
         return True
 
     def read(self, size: int | None = -1) -> bytes:
         rec = self._record
+        if self._pos >= rec._content_length:
+            return b""  # (the call that ends a read loop)
         try:
             if size is None or size < 0:
                 parts: list[bytes] = []
