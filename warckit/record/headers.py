@@ -46,7 +46,10 @@ class Headers:
         """Headers over field lines the reader has checked but not split yet.
 
         The fields are parsed on first use, with the same rules (*lenient*) the
-        check used, so the result is what parsing at once would have given.
+        check used, so the result is what parsing at once would have given. The
+        compiled reader core fills the same slots itself (``_headers`` in
+        ``_speedups/readercore.pyx``, which falls back to this method when the slots
+        differ from its ``_HEADERS_SLOTS``).
         """
         self = cls.__new__(cls)
         self._flds = None
